@@ -1,0 +1,30 @@
+# Two commands do everything on a fresh machine with Python >= 3.11 and make:
+#   make run   - create .venv, install, start quizzer
+#   make test  - create .venv (with dev extras), run the whole suite
+# The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
+PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test bench clean
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "quizzer needs Python >= 3.11 (none found on PATH)" >&2; exit 2; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/quizzer
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

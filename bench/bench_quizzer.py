@@ -1,0 +1,86 @@
+"""Benchmarks of the application layer: instance generation, grading, bank import, CLI start-up."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+NUMERIC_KINDS = {"number", "integer", "vector", "matrix", "shape", "bool"}
+
+
+def median_us(call: Callable[[], object], repeats: int) -> float:
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples) * 1e6
+
+
+def instances_and_grading() -> None:
+    from quizzer.grading import grade
+    from quizzer.templates.instance import make_instance
+    from quizzer.templates.loader import load_path
+
+    templates = [load_path(p) for p in sorted((REPO / "questions").rglob("*.yaml"))]
+    rows = []
+    for t in templates:
+        seeds = iter(range(1, 10_000))
+        make_instance(t, 0)  # warm caches (compiled expressions), as in a running session
+        build = median_us(lambda: make_instance(t, next(seeds)), 200)
+        instance = make_instance(t, 1)
+        typed = "a" if t.kind in ("choice", "multi") else ("good" if t.kind == "text" else instance.answer_text)
+        score = median_us(lambda: grade(instance.spec, typed), 200)
+        rows.append((t.key, t.kind, build, score))
+    print(f"{'template':<34} {'kind':<10} {'instance µs':>12} {'grade µs':>10}")
+    for key, kind, build, score in rows:
+        print(f"{key:<34} {kind:<10} {build:>12.0f} {score:>10.0f}")
+    numeric = [b for _, kind, b, _ in rows if kind in NUMERIC_KINDS]
+    print(f"median instance (numeric kinds): {statistics.median(numeric):.0f} µs over {len(numeric)} templates; "
+          f"median grade: {statistics.median(r[3] for r in rows):.0f} µs")
+
+
+def bank_import() -> None:
+    from quizzer.bank.db import new_session, open_bank
+    from quizzer.bank.store import import_bundled
+    from quizzer.catalog import load_catalog
+
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.perf_counter()
+        engine = open_bank(str(Path(folder) / "bank.sqlite"))
+        with new_session(engine) as session:
+            report = import_bundled(session=session, catalog=load_catalog(), directory=REPO / "questions")
+            session.commit()
+        engine.dispose()
+        print(f"import whole bank into a new SQLite file: {(time.perf_counter() - started) * 1000:.0f} ms "
+              f"({report.summary()})")
+
+
+def startup() -> None:
+    exe = Path(sys.executable).with_name("quizzer")
+    env = {**os.environ, "QUIZZER_DB": str(Path(tempfile.gettempdir()) / "quizzer-bench.sqlite")}
+    for args in (["--help"], ["--version"]):
+        samples = []
+        for _ in range(7):
+            started = time.perf_counter()
+            subprocess.run([str(exe), *args], capture_output=True, check=True, env=env)
+            samples.append(time.perf_counter() - started)
+        print(f"quizzer {args[0]:<10} wall: median {statistics.median(samples) * 1000:.0f} ms, "
+              f"min {min(samples) * 1000:.0f} ms (7 runs)")
+
+
+def main() -> None:
+    instances_and_grading()
+    bank_import()
+    startup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+"""`make bench`: every benchmark of the project, printed as tables (figures, never assertions)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bench_engine  # noqa: E402
+import bench_quizzer  # noqa: E402
+
+
+def main() -> None:
+    print("== engine: NumPy vs PyTorch backends ==")
+    bench_engine.main()
+    print()
+    print("== quizzer: instances, grading, import, start-up ==")
+    bench_quizzer.main()
+
+
+if __name__ == "__main__":
+    main()

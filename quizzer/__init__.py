@@ -1,0 +1,3 @@
+"""quizzer: exam revision for a university course on Transformers."""
+
+__version__ = "0.1.0"

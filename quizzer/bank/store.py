@@ -1,0 +1,152 @@
+"""Reading and writing the bank.  Every function takes a session and never creates one.
+
+The caller owns the transaction: importing a set of files is all-or-nothing
+because the caller commits once, after every file has been validated.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlmodel import Session, col, delete, select
+
+from quizzer.bank.models import Attempt, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
+from quizzer.catalog import Catalog
+from quizzer.errors import TemplateError, UserError
+from quizzer.grading import Verdict
+from quizzer.templates import schema
+from quizzer.templates.loader import load_text
+from quizzer.templates.validate import LoadedTemplate, template_files, validate_files
+
+
+def content_hash(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class ImportReport:
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
+
+
+def sync_catalog(*, session: Session, catalog: Catalog) -> None:
+    """Upsert topics and routed records from the catalogue (idempotent)."""
+    for topic in catalog.topics.values():
+        session.merge(Topic(id=topic.id, name=topic.name, week=topic.week, section=topic.section,
+                            pages=topic.pages, summary=topic.summary, prerequisites=" ".join(topic.prerequisites)))
+    session.flush()
+    for record in catalog.records.values():
+        session.merge(RoutedRecord(id=record.id, paper=record.paper, question=record.question))
+        for topic_id in record.topics:
+            session.merge(RecordTopic(record_id=record.id, topic_id=topic_id))
+
+
+def stored_hashes(*, session: Session) -> dict[str, str]:
+    return dict(session.exec(select(Template.key, Template.content_hash)).all())
+
+
+def import_templates(*, session: Session, loaded: Iterable[LoadedTemplate]) -> ImportReport:
+    """Insert new templates and update changed ones by key and content hash; attempts are kept."""
+    report = ImportReport()
+    hashes = stored_hashes(session=session)
+    for item in loaded:
+        key, digest = item.template.key, content_hash(item.source)
+        if hashes.get(key) == digest:
+            report.unchanged.append(key)
+            continue
+        row = session.get(Template, key) or Template(key=key, source_yaml="", content_hash="", file="",
+                                                      title="", week=0, kind="", difficulty=1)
+        (report.updated if key in hashes else report.added).append(key)
+        _fill(row, item, digest)
+        session.add(row)
+        session.exec(delete(TemplateTopic).where(col(TemplateTopic.template_key) == key))
+        session.flush()
+        for topic in item.template.topics:
+            session.add(TemplateTopic(template_key=key, topic_id=topic))
+    session.flush()
+    return report
+
+
+def _fill(row: Template, item: LoadedTemplate, digest: str) -> None:
+    t = item.template
+    row.title, row.week, row.kind, row.difficulty, row.paper = t.title, t.week, t.kind, t.difficulty, t.paper
+    row.source_yaml, row.content_hash, row.file, row.updated_at = item.source, digest, str(item.path), utcnow()
+
+
+def get_template(*, session: Session, key: str) -> schema.Template:
+    """The parsed template for ``key``; an unknown key is a UserError with a suggestion."""
+    row = session.get(Template, key)
+    if row is None:
+        raise UserError(f"unknown question key {key!r}{_suggest(session, key)}")
+    return parse_stored(row.source_yaml, row.content_hash, key)
+
+
+@functools.lru_cache(maxsize=1024)
+def parse_stored(source: str, digest: str, key: str) -> schema.Template:
+    """Parse a stored template once per content hash (the digest is the cache key's identity)."""
+    try:
+        return load_text(source, where=f"bank template {key!r}")
+    except TemplateError as exc:
+        raise UserError(f"the stored template no longer loads ({exc}); re-add its file") from None
+
+
+def _suggest(session: Session, key: str) -> str:
+    keys = list(session.exec(select(Template.key)).all())
+    close = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
+    return f" (did you mean {close[0]!r}?)" if close else "; see 'quizzer list'"
+
+
+def select_templates(*, session: Session, keys: Sequence[str] = (), topic: str | None = None,
+                     week: int | None = None, paper: str | None = None) -> list[Template]:
+    """Templates matching every given filter, ordered by week then key."""
+    query = select(Template)
+    if keys:
+        query = query.where(col(Template.key).in_(keys))
+    if topic:
+        query = query.join(TemplateTopic).where(TemplateTopic.topic_id == topic)
+    if week is not None:
+        query = query.where(Template.week == week)
+    if paper:
+        query = query.where(Template.paper == paper)
+    return list(session.exec(query.order_by(col(Template.week), col(Template.key))).all())
+
+
+def template_topics(*, session: Session) -> dict[str, list[str]]:
+    links: dict[str, list[str]] = {}
+    for key, topic in session.exec(select(TemplateTopic.template_key, TemplateTopic.topic_id)).all():
+        links.setdefault(key, []).append(topic)
+    return links
+
+
+def record_attempt(*, session: Session, key: str, seed: int, response: str, verdict: Verdict,
+                   seconds: float | None = None) -> Attempt:
+    """Store one graded attempt (never an invalid one) and commit it at once: nothing answered is lost."""
+    if verdict.verdict == "invalid":
+        raise ValueError("invalid responses are not attempts")
+    attempt = Attempt(template_key=key, seed=seed, response=response, verdict=verdict.verdict,
+                      score=verdict.score, misconception=verdict.misconception, seconds=seconds)
+    session.add(attempt)
+    session.commit()
+    session.refresh(attempt)
+    return attempt
+
+
+def import_bundled(*, session: Session, catalog: Catalog, directory: Path) -> ImportReport:
+    """Bring the bank up to date with the bundled ``questions/``: only new or changed files are
+    validated (they were test-rendered over many seeds by ``make test``; here one seed proves they load)."""
+    if not directory.is_dir():
+        raise UserError("the bundled questions directory is missing", where=str(directory))
+    sync_catalog(session=session, catalog=catalog)
+    known = set(stored_hashes(session=session).values())
+    changed = [path for path in template_files([directory])
+               if content_hash(path.read_text(encoding="utf-8")) not in known]
+    return import_templates(session=session, loaded=validate_files(changed, seeds=1))

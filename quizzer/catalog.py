@@ -1,0 +1,107 @@
+"""The course catalogue: topics, routed exam records and misconceptions from ``data/``.
+
+These YAML files are project data, read once per process with the safe loader.
+Locations can be overridden with ``QUIZZER_DATA_DIR`` and ``QUIZZER_QUESTIONS_DIR``
+(tests point them at temporary copies).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from quizzer.errors import UserError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("QUIZZER_DATA_DIR") or PROJECT_ROOT / "data")
+
+
+def questions_dir() -> Path:
+    return Path(os.environ.get("QUIZZER_QUESTIONS_DIR") or PROJECT_ROOT / "questions")
+
+
+@dataclass(frozen=True)
+class Topic:
+    id: str
+    name: str
+    week: int
+    section: str
+    pages: str | None
+    summary: str
+    prerequisites: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Record:
+    """A routed exam record: ``2024T3_Q1_NA Q277`` is question Q277 of paper 2024T3_Q1_NA."""
+
+    id: str
+    paper: str
+    question: str
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MisconceptionInfo:
+    id: str
+    title: str
+    claim: str
+    correction: str
+    topics: tuple[str, ...]
+    source: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    topics: dict[str, Topic]
+    records: dict[str, Record]
+    misconceptions: dict[str, MisconceptionInfo]
+
+    @property
+    def papers(self) -> list[str]:
+        return sorted({record.paper for record in self.records.values()})
+
+
+def _read(name: str) -> dict[str, Any]:
+    path = data_dir() / name
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read the course catalogue: {exc.strerror or exc}", where=str(path)) from None
+    except yaml.YAMLError as exc:
+        raise UserError(f"invalid YAML in the course catalogue: {exc}".splitlines()[0], where=str(path)) from None
+    if not isinstance(data, dict):
+        raise UserError("expected a YAML mapping", where=str(path))
+    return data
+
+
+@functools.cache
+def load_catalog() -> Catalog:
+    """Read ``topics.yaml``, ``routing.yaml`` and ``misconceptions.yaml`` (cached per process)."""
+    try:
+        topics = {t["id"]: Topic(t["id"], t["name"], int(t["week"]), t["section"], t.get("pages"),
+                                 t.get("summary", ""), tuple(t.get("prerequisites") or ()))
+                  for t in _read("topics.yaml")["topics"]}
+        records = {r["id"]: Record(r["id"], r["paper"], r["question"], tuple(r["topics"]))
+                   for r in _read("routing.yaml")["records"]}
+        misconceptions = {m["id"]: MisconceptionInfo(m["id"], m["title"], m["claim"].strip(), m["correction"].strip(),
+                                                     tuple(m.get("topics") or ()), m.get("source", ""), m["kind"])
+                          for m in _read("misconceptions.yaml")["misconceptions"]}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"the course catalogue in {data_dir()} is malformed ({exc!r})") from None
+    return Catalog(topics, records, misconceptions)
+
+
+def misconception_feedback(misconception_id: str) -> str:
+    """The catalogue's correction, used when a template gives no feedback of its own."""
+    info = load_catalog().misconceptions.get(misconception_id)
+    return f"It looks like: {info.title[0].lower()}{info.title[1:]}. {info.correction}" if info else ""

@@ -1,0 +1,306 @@
+"""The ``quizzer`` command line.
+
+Heavy modules (numpy, sqlmodel, the engine, torch) are imported inside the commands
+that need them, so ``quizzer --help`` and ``quizzer --version`` stay fast.  Every
+command reports bad input as one line on stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
+
+import typer
+
+from quizzer import __version__
+from quizzer.errors import UserError
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+app = typer.Typer(
+    name="quizzer",
+    help="Exam revision for the Transformers course: randomized questions, graded at once, with worked solutions.",
+    invoke_without_command=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Format(str, Enum):
+    text = "text"
+    md = "md"
+    json = "json"
+
+
+def reports_errors(command: F) -> F:
+    """Turn a UserError into one line on stderr and exit status 2 (no traceback reaches a user)."""
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except UserError as exc:
+            typer.echo(f"quizzer: {exc}", err=True)
+            raise typer.Exit(2) from None
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def bank_session() -> Iterator[Session]:
+    """Open the bank, bring the bundled questions up to date, and yield a session."""
+    from quizzer.bank.db import new_session, open_bank
+    from quizzer.bank.store import import_bundled
+    from quizzer.catalog import load_catalog, questions_dir
+
+    engine = open_bank()
+    try:
+        with new_session(engine) as session:
+            import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
+            session.commit()
+            yield session
+    finally:
+        engine.dispose()
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"quizzer {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Show the version and exit.")] = False,
+) -> None:
+    """Exam revision for the Transformers course."""
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+
+
+# --- adding and checking templates -------------------------------------------------------------
+
+@app.command()
+@reports_errors
+def validate(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
+    seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
+) -> None:
+    """Check templates without writing anything: structure, references, and test renders."""
+    from quizzer.catalog import questions_dir
+    from quizzer.templates.validate import template_files, validate_files
+
+    files = template_files(paths or [questions_dir()])
+    loaded = validate_files(files, seeds=seeds)
+    typer.echo(f"{len(loaded)} template(s) valid, each test-rendered over {seeds} seeds.")
+
+
+@app.command()
+@reports_errors
+def verify(
+    paths: Annotated[Optional[list[Path]], typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
+    seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to recompute per template.")] = 20,
+) -> None:
+    """Recompute every answer with the NumPy and the PyTorch engine backends; fail on any disagreement."""
+    from quizzer.catalog import questions_dir
+    from quizzer.templates.validate import template_files, validate_files
+    from quizzer.templates.verify import verify_templates
+
+    loaded = validate_files(template_files(paths or [questions_dir()]), seeds=1)
+    report = verify_templates((item.template for item in loaded), seeds=seeds)
+    typer.echo(f"{report.templates} template(s), {report.instances} instances, {report.values} computed values: "
+               "NumPy and PyTorch agree.")
+
+
+@app.command()
+@reports_errors
+def add(
+    files: Annotated[list[Path], typer.Argument(help="Template YAML files (or directories) to add or update.")],
+    seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
+) -> None:
+    """Validate templates, then insert or update them in the bank: all files or none."""
+    from quizzer.bank.store import import_templates
+    from quizzer.templates.validate import template_files, validate_files
+
+    loaded = validate_files(template_files(files), seeds=seeds)
+    with bank_session() as session:
+        report = import_templates(session=session, loaded=loaded)
+        session.commit()
+    typer.echo(f"{report.summary()}.")
+
+
+# --- browsing -----------------------------------------------------------------------------------
+
+@app.command("list")
+@reports_errors
+def list_templates(
+    topic: Annotated[Optional[str], typer.Option(help="Only templates on this topic id.")] = None,
+    week: Annotated[Optional[int], typer.Option(help="Only templates of this week.")] = None,
+    paper: Annotated[Optional[str], typer.Option(help="Only routed records of this paper, e.g. 2024T3_Q1_NA.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List the questions in the bank."""
+    from quizzer.bank.store import select_templates, template_topics
+
+    with bank_session() as session:
+        _check_filters(session, topic=topic, paper=paper)
+        rows = select_templates(session=session, topic=topic, week=week, paper=paper)
+        links = template_topics(session=session)
+    items = [{"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
+              "paper": r.paper, "topics": links.get(r.key, [])} for r in rows]
+    if as_json:
+        typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
+        return
+    width = max((len(item["key"]) for item in items), default=3)
+    for item in items:
+        typer.echo(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}")
+    typer.echo(f"{len(items)} question(s).")
+
+
+@app.command()
+@reports_errors
+def topics(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the course topics with how many questions each has."""
+    from quizzer.bank.store import template_topics
+    from quizzer.catalog import load_catalog
+
+    catalog = load_catalog()
+    with bank_session() as session:
+        links = template_topics(session=session)
+    counts = {t.id: 0 for t in catalog.topics.values()}
+    for topic_ids in links.values():
+        for topic_id in topic_ids:
+            counts[topic_id] = counts.get(topic_id, 0) + 1
+    items = [{"id": t.id, "name": t.name, "week": t.week, "section": t.section, "pages": t.pages,
+              "prerequisites": list(t.prerequisites), "templates": counts[t.id]} for t in catalog.topics.values()]
+    if as_json:
+        typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
+        return
+    for item in items:
+        typer.echo(f"W{item['week']}  {item['id']:<30} {item['templates']:>3}  {item['name']}")
+
+
+@app.command()
+@reports_errors
+def show(
+    key: Annotated[str, typer.Argument(help="Question key, e.g. '2024T3_Q1_NA Q277'.")],
+    seed: Annotated[int, typer.Option(min=0, help="Instance seed (0 = the notes' canonical numbers).")] = 0,
+) -> None:
+    """Show one instance of a question with its answer and worked solution."""
+    from quizzer.render import render_instance
+    from quizzer.templates.instance import make_instance
+
+    with bank_session() as session:
+        instance = make_instance(_template(session, key), seed)
+    typer.echo(render_instance(instance, fmt="text", solutions=True))
+
+
+# --- practising ---------------------------------------------------------------------------------
+
+@app.command()
+@reports_errors
+def generate(
+    key: Annotated[Optional[list[str]], typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
+    topic: Annotated[Optional[str], typer.Option(help="Questions on this topic id.")] = None,
+    week: Annotated[Optional[int], typer.Option(help="Questions of this week.")] = None,
+    paper: Annotated[Optional[str], typer.Option(help="The routed questions of this paper.")] = None,
+    n: Annotated[Optional[int], typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
+    seed: Annotated[int, typer.Option(min=0, help="Seed for the selection and the instances.")] = 1,
+    solutions: Annotated[bool, typer.Option("--solutions", help="Include answers and worked solutions.")] = False,
+    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
+) -> None:
+    """Generate randomized instances; the same options and seed always give the same questions."""
+    from quizzer.render import render_instance
+    from quizzer.selection import choose_instances
+
+    with bank_session() as session:
+        _check_filters(session, topic=topic, paper=paper)
+        instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
+                                     n=n, seed=seed)
+    if fmt is Format.json:
+        typer.echo(json.dumps([i.to_json(solutions=solutions) for i in instances], indent=2, ensure_ascii=False))
+        return
+    for number, instance in enumerate(instances, 1):
+        typer.echo(render_instance(instance, fmt=fmt.value, solutions=solutions, number=number))
+
+
+@app.command()
+@reports_errors
+def grade(
+    key: Annotated[str, typer.Argument(help="Question key.")],
+    seed: Annotated[int, typer.Option(min=0, help="The instance's seed.")],
+    answer: Annotated[str, typer.Option(help="Your answer, typed as you would write it.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
+    seconds: Annotated[Optional[float], typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
+) -> None:
+    """Grade an answer to one instance and record the attempt."""
+    from quizzer.bank.store import record_attempt
+    from quizzer.grading import grade as grade_answer
+    from quizzer.templates.instance import make_instance
+
+    with bank_session() as session:
+        instance = make_instance(_template(session, key), seed)
+        verdict = grade_answer(instance.spec, answer)
+        if verdict.verdict == "invalid":
+            raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
+        if not dry_run:
+            record_attempt(session=session, key=key, seed=seed, response=answer, verdict=verdict, seconds=seconds)
+    if as_json:
+        typer.echo(json.dumps({"key": key, "seed": seed, "verdict": verdict.verdict, "score": verdict.score,
+                               "expected": verdict.expected, "feedback": verdict.feedback,
+                               "misconception": verdict.misconception, "reading": verdict.reading,
+                               "recorded": not dry_run}, indent=2, ensure_ascii=False))
+        return
+    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — you answered {verdict.reading}; "
+               f"expected {verdict.expected}.")
+    if verdict.feedback:
+        typer.echo(verdict.feedback)
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+def _template(session: Session, key: str) -> Any:
+    from quizzer.bank.store import get_template
+
+    return get_template(session=session, key=key)
+
+
+def _check_filters(session: Session, *, topic: str | None, paper: str | None) -> None:
+    """Unknown topic or paper ids are bad input, not an empty result."""
+    from quizzer.catalog import load_catalog
+
+    catalog = load_catalog()
+    if topic and topic not in catalog.topics:
+        raise UserError(f"unknown topic {topic!r}; see 'quizzer topics'", where="--topic")
+    if paper and paper not in catalog.papers:
+        raise UserError(f"unknown paper {paper!r}; papers: {', '.join(catalog.papers)}", where="--paper")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: usage errors become one line and exit status 2."""
+    from typer._click.exceptions import ClickException
+
+    try:
+        # Without standalone mode, typer.Exit(code) comes back as a return value.
+        code = app(args=argv, prog_name="quizzer", standalone_mode=False)
+    except ClickException as exc:
+        typer.echo(f"quizzer: {exc.format_message()} (see 'quizzer --help')", err=True)
+        sys.exit(exc.exit_code if exc.exit_code != 1 else 2)
+    except UserError as exc:
+        typer.echo(f"quizzer: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -1,0 +1,330 @@
+"""A small, bounded expression language shared by templates and typed answers.
+
+Templates compute their answers with expressions such as
+``decoder_layer_params(d_model, d_ff) * n_layers`` and students type answers such
+as ``sqrt(3/2)``.  Both are evaluated here, never by Python's ``eval``.
+
+What the language has: numbers, strings, ``True``/``False``, list literals (lists
+of numbers become NumPy arrays), arithmetic (``+ - * / // % ** @``), comparisons,
+``and``/``or``/``not``, ``a if cond else b``, indexing and slicing, and calls to
+the functions a caller passes in (templates get the engine plus a short maths
+whitelist).  What it does not have: attribute access, names starting with ``_``,
+lambdas, comprehensions, assignment, imports, keyword splats — the parser rejects
+every node type not listed in ``_ALLOWED_NODES``.
+
+Bounds: source length, nesting depth, the number of evaluation steps, the size of
+integers, strings and arrays (checked *before* anything large is allocated), and
+a wall-clock budget.  Every failure is an :class:`ExprError` with one readable line.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import operator
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+MAX_SOURCE_CHARS = 4000
+MAX_DEPTH = 40
+MAX_STEPS = 20_000
+MAX_INT_BITS = 4096  # ~1233 decimal digits: far beyond any parameter count
+MAX_ARRAY_ELEMENTS = 1_000_000
+MAX_STRING_CHARS = 100_000
+MAX_SECONDS = 1.0
+
+
+class ExprError(ValueError):
+    """An expression that cannot be read or evaluated; the message is user-facing."""
+
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp,
+    ast.BoolOp, ast.Compare, ast.IfExp, ast.Call, ast.keyword, ast.List, ast.Tuple,
+    ast.Subscript, ast.Slice,
+    ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow, ast.MatMult,
+    ast.USub, ast.UAdd, ast.Not, ast.And, ast.Or,
+    ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn,
+)
+
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+    ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+    ast.Pow: operator.pow, ast.MatMult: operator.matmul,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_NODE_NAMES = {ast.Attribute: "attribute access ('.')", ast.Lambda: "lambda",
+               ast.ListComp: "comprehensions", ast.GeneratorExp: "comprehensions",
+               ast.DictComp: "comprehensions", ast.SetComp: "comprehensions",
+               ast.NamedExpr: "assignment (':=')", ast.Starred: "'*' unpacking",
+               ast.Dict: "dict literals", ast.Set: "set literals",
+               ast.JoinedStr: "f-strings", ast.Await: "await", ast.Yield: "yield"}
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A parsed and checked expression, ready to evaluate many times."""
+
+    source: str
+    tree: ast.Expression
+    names: frozenset[str]
+
+
+def compile_expr(source: str) -> Compiled:
+    """Parse ``source`` and reject anything outside the language."""
+    if not isinstance(source, str):
+        raise ExprError(f"expected an expression as text, got {type(source).__name__}")
+    if len(source) > MAX_SOURCE_CHARS:
+        raise ExprError(f"expression is {len(source)} characters long; the limit is {MAX_SOURCE_CHARS}")
+    if _bracket_depth(source) > MAX_DEPTH:
+        raise ExprError(f"expression nests deeper than {MAX_DEPTH} levels")
+    try:
+        # Expressions may span lines in YAML (folded text); Python needs them on one line.
+        tree = ast.parse(" ".join(source.split()) if "\n" in source else source.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExprError(f"cannot parse {source.strip()!r}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError):
+        raise ExprError(f"cannot parse {source.strip()[:60]!r}") from None
+    nodes = list(ast.walk(tree))
+    for node in nodes:  # name the forbidden construct itself (a lambda), not its use (a call)
+        if not isinstance(node, _ALLOWED_NODES):
+            raise ExprError(f"{_NODE_NAMES.get(type(node), type(node).__name__)} is not allowed in expressions")
+    for node in nodes:
+        _check_node(node)
+    names = frozenset(node.id for node in nodes if isinstance(node, ast.Name))
+    return Compiled(source, tree, names)
+
+
+def _bracket_depth(source: str) -> int:
+    depth = deepest = 0
+    for ch in source:
+        if ch in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in ")]}":
+            depth -= 1
+    return deepest
+
+
+def _check_node(node: ast.AST) -> None:
+    if isinstance(node, ast.Name) and node.id.startswith("_"):
+        raise ExprError(f"name {node.id!r} is not allowed (names may not start with '_')")
+    if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+        raise ExprError("only named functions can be called")
+    if isinstance(node, ast.keyword) and (node.arg is None or node.arg.startswith("_")):
+        raise ExprError("'**' arguments and private keywords are not allowed")
+    if isinstance(node, ast.Constant) and not isinstance(node.value, (int, float, str, bool, type(None))):
+        raise ExprError(f"constant {node.value!r} is not allowed")
+
+
+def evaluate(
+    source: str | Compiled,
+    names: Mapping[str, Any] | None = None,
+    functions: Mapping[str, Callable[..., Any]] | None = None,
+) -> Any:
+    """Evaluate an expression with the given variables and callable whitelist."""
+    compiled = source if isinstance(source, Compiled) else compile_expr(source)
+    evaluator = _Evaluator(names or {}, functions or {})
+    try:
+        return evaluator.eval(compiled.tree.body)
+    except ExprError:
+        raise
+    except ZeroDivisionError:
+        raise ExprError("division by zero") from None
+    except OverflowError:
+        raise ExprError("a number is too large") from None
+    except RecursionError:
+        raise ExprError(f"expression nests deeper than {MAX_DEPTH} levels") from None
+    except MemoryError:
+        raise ExprError("expression needs too much memory") from None
+    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError) as exc:
+        raise ExprError(_describe(exc)) from None
+
+
+def _describe(exc: Exception) -> str:
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return message[:200]
+
+
+class _Evaluator:
+    def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]):
+        self.names = names
+        self.functions = functions
+        self.steps = 0
+        self.deadline = time.monotonic() + MAX_SECONDS
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise ExprError(f"expression takes more than {MAX_STEPS} steps")
+        if self.steps % 256 == 0 and time.monotonic() > self.deadline:
+            raise ExprError(f"expression takes longer than {MAX_SECONDS:g} s")
+
+    def eval(self, node: ast.expr) -> Any:
+        self.tick()
+        method = getattr(self, "eval_" + type(node).__name__)
+        return bounded(method(node))
+
+    def eval_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def eval_Name(self, node: ast.Name) -> Any:
+        if node.id in self.names:
+            return self.names[node.id]
+        if node.id in self.functions:
+            raise ExprError(f"{node.id!r} is a function; call it as {node.id}(...)")
+        raise ExprError(f"unknown name {node.id!r}{_suggest(node.id, [*self.names, *self.functions])}")
+
+    def eval_BinOp(self, node: ast.BinOp) -> Any:
+        left, right = self.eval(node.left), self.eval(node.right)
+        if isinstance(node.op, ast.Pow):
+            _check_power(left, right)
+        if isinstance(node.op, ast.Mult):
+            _check_repeat(left, right)
+        return _BINARY[type(node.op)](left, right)
+
+    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        return _UNARY[type(node.op)](self.eval(node.operand))
+
+    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
+        value: Any = None
+        for operand in node.values:
+            value = self.eval(operand)
+            # Short-circuit exactly like Python: `and` stops at a falsy value, `or` at a truthy one.
+            if bool(value) is isinstance(node.op, ast.Or):
+                return value
+        return value
+
+    def eval_Compare(self, node: ast.Compare) -> Any:
+        left = self.eval(node.left)
+        for op, comparator in zip(node.ops, node.comparators):
+            right = self.eval(comparator)
+            if not _truth(_COMPARE[type(op)](left, right)):
+                return False
+            left = right
+        return True
+
+    def eval_IfExp(self, node: ast.IfExp) -> Any:
+        return self.eval(node.body) if _truth(self.eval(node.test)) else self.eval(node.orelse)
+
+    def eval_Call(self, node: ast.Call) -> Any:
+        assert isinstance(node.func, ast.Name)  # guaranteed by _check_node
+        name = node.func.id
+        if name not in self.functions:
+            raise ExprError(f"unknown function {name!r}{_suggest(name, list(self.functions))}")
+        args = [self.eval(arg) for arg in node.args]
+        kwargs = {kw.arg: self.eval(kw.value) for kw in node.keywords if kw.arg}
+        try:
+            return self.functions[name](*args, **kwargs)
+        except ExprError:
+            raise
+        except (TypeError, ValueError, IndexError, ArithmeticError) as exc:
+            raise ExprError(f"{name}(): {_describe(exc)}") from None
+
+    def eval_List(self, node: ast.List) -> Any:
+        return _as_array_if_numeric([self.eval(item) for item in node.elts])
+
+    eval_Tuple = eval_List
+
+    def eval_Subscript(self, node: ast.Subscript) -> Any:
+        return self.eval(node.value)[self.eval_index(node.slice)]
+
+    def eval_index(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Slice):
+            parts = (node.lower, node.upper, node.step)
+            return slice(*(None if part is None else self.eval(part) for part in parts))
+        if isinstance(node, ast.Tuple):
+            return tuple(self.eval_index(item) for item in node.elts)
+        return _as_index(self.eval(node))
+
+    def eval_Slice(self, node: ast.Slice) -> Any:
+        raise ExprError("a slice can only appear inside [...]")
+
+
+def _truth(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            raise ExprError("a condition on a whole array is ambiguous; use all(...) or any(...)")
+        return bool(value.reshape(()))
+    return bool(value)
+
+
+def _as_index(value: Any) -> Any:
+    if isinstance(value, str):
+        return value  # a key of a mapping the engine returned, e.g. attention_shapes(...)["A"]
+    if isinstance(value, (bool, np.bool_)):
+        raise ExprError("an index must be a whole number")
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+        return value
+    raise ExprError(f"an index must be a whole number or a name in quotes, got {value!r}"[:120])
+
+
+def _as_array_if_numeric(items: list[Any]) -> Any:
+    numeric = (int, float, np.integer, np.floating, np.ndarray)
+    if items and all(isinstance(item, numeric) and not isinstance(item, (bool, np.bool_)) for item in items):
+        try:
+            return np.array(items, dtype=float)
+        except ValueError:
+            raise ExprError("rows of a matrix must all have the same length") from None
+    return items
+
+
+def _check_power(base: Any, exponent: Any) -> None:
+    if isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool):
+        if exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
+            raise ExprError(f"{base}**{exponent} is too large")
+
+
+def _check_repeat(left: Any, right: Any) -> None:
+    # `"ab" * n` and `[..] * n` repeat sequences; bound the result before Python builds it.
+    for seq, count in ((left, right), (right, left)):
+        if isinstance(seq, (str, list)) and isinstance(count, int):
+            if len(seq) * max(count, 0) > MAX_STRING_CHARS:
+                raise ExprError("repeated sequence would be too long")
+
+
+def bounded(value: Any) -> Any:
+    """Reject a value that exceeds the size limits (used on every intermediate)."""
+    if isinstance(value, complex):
+        raise ExprError("the result is not a real number")
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
+        raise ExprError("a whole number is too large")
+    if isinstance(value, np.ndarray) and value.size > MAX_ARRAY_ELEMENTS:
+        raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
+    if isinstance(value, (str, list)) and len(value) > MAX_STRING_CHARS:
+        raise ExprError("a string or list is too long")
+    return value
+
+
+def check_allocation(*dims: Any) -> None:
+    """Refuse an array whose requested shape exceeds the element limit, before allocating."""
+    total = 1
+    for dim in dims:
+        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 0:
+            raise ExprError(f"array dimensions must be whole numbers ≥ 0, got {dim!r}")
+        total *= int(dim)
+        if total > MAX_ARRAY_ELEMENTS:
+            raise ExprError(f"an array of shape {tuple(int(d) for d in dims)} is too large "
+                            f"(limit {MAX_ARRAY_ELEMENTS} elements)")
+
+
+def _suggest(name: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf}

@@ -1,0 +1,29 @@
+"""Instances as text for a terminal or as Markdown, with or without answers and solutions."""
+
+from __future__ import annotations
+
+from quizzer.mathtext import render_math
+from quizzer.templates.instance import Instance
+
+
+def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = False, number: int | None = None) -> str:
+    """One question as ``text`` (math converted to Unicode) or ``md`` (GitHub Markdown with ``$…$`` math)."""
+    math = render_math if fmt == "text" else _identity
+    label = f"{number}. " if number is not None else ""
+    if fmt == "md":
+        lines = [f"### {label}{instance.title}", "", f"`{instance.key}` · seed {instance.seed}", ""]
+    else:
+        lines = [f"{label}{instance.title}  [{instance.key} · seed {instance.seed}]", ""]
+    lines += [math(instance.prompt).rstrip(), ""]
+    lines += [f"{'- ' if fmt == 'md' else '  '}({chr(97 + i)}) {math(text)}" for i, text in enumerate(instance.choices)]
+    if instance.choices:
+        lines.append("")
+    if solutions:
+        bold = "**" if fmt == "md" else ""
+        lines += [f"{bold}Answer:{bold} {math(instance.answer_text)}", "", f"{bold}Solution.{bold}",
+                  math(instance.solution).rstrip(), ""]
+    return "\n".join(lines)
+
+
+def _identity(text: str) -> str:
+    return text

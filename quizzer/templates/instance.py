@@ -1,0 +1,335 @@
+"""Instances: a template plus a seed gives one fully computed, reproducible question.
+
+``make_instance(template, seed)`` samples the parameters, evaluates derived values,
+computes the answer and every misconception's wrong answer with the engine, and
+renders prompt, choices and solution.  Nothing is stored: the same ``(key, seed)``
+gives the same instance on every machine because every random stream is derived
+from a SHA-256 of the key, the seed and the stream's name (never Python's salted
+``hash``), so independent parts of a template draw from independent streams.
+
+Seed 0 is the *canonical* instance: parameters listed under ``canonical:`` take
+the values the course notes use, so ``--seed 0`` reproduces the notes' numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from quizzer.catalog import misconception_feedback
+from quizzer.errors import TemplateError
+from quizzer.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
+from quizzer.grading import AnswerSpec, Tolerance, WrongAnswer
+from quizzer.templates.functions import fmt, show, sig, template_functions
+from quizzer.templates.schema import ParamSpec, Template
+
+MAX_DRAWS = 100  # how often `require` may reject a draw before the template is declared unsatisfiable
+CANONICAL_SEED = 0
+DEFAULT_DECIMALS = 2
+DEFAULT_SIG = 3  # the grading default when a template gives no tolerance
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One question with its numbers fixed, answer computed and text rendered."""
+
+    key: str
+    seed: int
+    kind: str
+    title: str
+    week: int
+    topics: tuple[str, ...]
+    prompt: str
+    solution: str
+    answer: Any
+    answer_text: str
+    spec: AnswerSpec
+    choices: tuple[str, ...] = ()
+    values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "key": self.key, "seed": self.seed, "kind": self.kind, "title": self.title,
+            "week": self.week, "topics": list(self.topics), "prompt": self.prompt,
+        }
+        if self.choices:
+            data["choices"] = list(self.choices)
+        if solutions:
+            data |= {"answer": _jsonable(self.answer), "answer_text": self.answer_text, "solution": self.solution}
+        return data
+
+
+def make_instance(template: Template, seed: int) -> Instance:
+    """Sample, compute and render one instance of ``template``."""
+    env = sample_values(template, seed)
+    order = _choice_order(template, seed)
+    answer, choices = _answer(template, env, order)
+    env = {**env, "answer": answer}
+    render = functools.partial(_render, template, env)
+    answer_text = _answer_text(template, answer, choices)
+    spec = AnswerSpec(
+        kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
+        variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
+        expected_text=answer_text,
+    )
+    return Instance(
+        key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
+        topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
+        solution=render(template.solution, "solution"), answer=answer,
+        answer_text=answer_text, spec=spec, choices=choices, values=env,
+    )
+
+
+# --- sampling ----------------------------------------------------------------------------------
+
+def stream(key: str, seed: int, name: str, draw: int = 0) -> np.random.Generator:
+    """An independent, platform-stable random stream for one named part of one instance."""
+    digest = hashlib.sha256(f"{key}\x00{seed}\x00{name}\x00{draw}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+
+
+def sample_values(template: Template, seed: int) -> dict[str, Any]:
+    """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
+    canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
+    for draw in range(MAX_DRAWS):
+        env: dict[str, Any] = {}
+        for name, spec in template.params.items():
+            env[name] = _canonical(canonical[name]) if name in canonical else _sample(
+                spec, stream(template.key, seed, name, draw), env, template, name)
+        for name, source in template.derived.items():
+            env[name] = _evaluate(template, source, env, f"derived.{name}")
+        if all(_holds(template, rule, env, i) for i, rule in enumerate(template.require)):
+            return env
+        if canonical:
+            raise TemplateError("the canonical values do not satisfy 'require'", where=_where(template))
+    raise TemplateError(f"field 'require': no draw out of {MAX_DRAWS} satisfies it (seed {seed}); "
+                        "the constraint is unsatisfiable or too strict", where=_where(template))
+
+
+def _sample(spec: ParamSpec, rng: np.random.Generator, env: dict[str, Any], template: Template, name: str) -> Any:
+    kind = spec.sampler
+    if kind == "choice":
+        assert spec.choice is not None
+        return _canonical(spec.choice[int(rng.integers(len(spec.choice)))])
+    if kind == "int":
+        assert spec.int_ is not None
+        low, high = spec.int_
+        return low + spec.step * int(rng.integers((high - low) // spec.step + 1))
+    if kind == "float":
+        assert spec.float_ is not None
+        return round(float(rng.uniform(*spec.float_)), spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS)
+    dims = (spec.vector,) if kind == "vector" else tuple(spec.matrix or ())
+    shape = tuple(_dimension(template, dim, env, f"params.{name}") for dim in dims)
+    return _random_array(spec, rng, shape)
+
+
+def _random_array(spec: ParamSpec, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    if spec.dist == "normal":
+        values = rng.normal(spec.mean, spec.std, size=shape)
+    elif spec.dist == "uniform":
+        values = rng.uniform(spec.low, spec.high, size=shape)
+    else:
+        values = rng.integers(int(spec.low), int(spec.high), size=shape, endpoint=True).astype(float)
+    decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
+    return np.round(values, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0 so prompts never show "-0"
+
+
+def _dimension(template: Template, dim: int | str, env: dict[str, Any], where: str) -> int:
+    value = dim if isinstance(dim, int) else _evaluate(template, dim, env, where)
+    if not isinstance(value, (int, np.integer)) or not 1 <= value <= 64:
+        raise TemplateError(f"field {where!r}: a dimension must be a whole number from 1 to 64, got {value!r}",
+                            where=_where(template))
+    return int(value)
+
+
+def _canonical(value: Any) -> Any:
+    """YAML lists of numbers become arrays, as list literals do in expressions."""
+    if isinstance(value, list) and value and all(isinstance(v, (int, float, list)) for v in value):
+        try:
+            return np.array(value, dtype=float)
+        except ValueError:
+            return value
+    return value
+
+
+def _holds(template: Template, rule: str, env: dict[str, Any], index: int) -> bool:
+    result = _evaluate(template, rule, env, f"require.{index}")
+    if not isinstance(result, (bool, np.bool_)):
+        raise TemplateError(f"field 'require.{index}': must be a condition (true/false), got {show(result)}",
+                            where=_where(template))
+    return bool(result)
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+def _answer(template: Template, env: dict[str, Any], order: list[int]) -> tuple[Any, tuple[str, ...]]:
+    """The expected answer, and the displayed choices for choice kinds."""
+    if template.choices is not None:
+        texts = tuple(_render(template, env, template.choices[i].text, f"choices.{i}.text") for i in order)
+        correct = [shown for shown, i in enumerate(order) if template.choices[i].correct]
+        return (correct[0] if template.kind == "choice" else frozenset(correct)), texts
+    if template.kind in ("expression", "text"):
+        assert isinstance(template.answer, str)
+        return _render(template, env, template.answer, "answer"), ()
+    return coerce(template, template.kind, _evaluate(template, template.answer, env, "answer"), "answer"), ()
+
+
+def _choice_order(template: Template, seed: int) -> list[int]:
+    """Displayed position -> index in the template's list, shuffled per seed unless ``shuffle: false``."""
+    n = len(template.choices or ())
+    if not template.shuffle:
+        return list(range(n))
+    return [int(i) for i in stream(template.key, seed, "choices").permutation(n)]
+
+
+def coerce(template: Template, kind: str, value: Any, where: str) -> Any:
+    """Check that a computed value has the form its kind needs, and normalize its type."""
+    try:
+        return _COERCE[kind](value)
+    except (TypeError, ValueError) as exc:
+        raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
+
+
+def _finite(value: Any) -> Any:
+    if not np.all(np.isfinite(value)):
+        raise ValueError(f"is not finite ({show(value)})")
+    return value
+
+
+def _as_number(value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or np.ndim(value) != 0:
+        raise ValueError(f"a 'number' answer must be one number, got {show(value)}")
+    return float(_finite(float(value)))
+
+
+def _as_integer(value: Any) -> int:
+    number = _as_number(value)
+    if not number.is_integer():
+        raise ValueError(f"an 'integer' answer must be a whole number, got {show(value)}")
+    return int(value) if isinstance(value, (int, np.integer)) else int(number)
+
+
+def _as_array(ndim: int) -> Any:
+    def check(value: Any) -> np.ndarray:
+        array = np.asarray(value, dtype=float)
+        if array.ndim != ndim:
+            raise ValueError(f"expected {'a vector' if ndim == 1 else 'a matrix'}, got {array.ndim} dimension(s)")
+        return _finite(array)
+    return check
+
+
+def _as_shape(value: Any) -> tuple[int | str, ...]:
+    dims = tuple(value.tolist() if isinstance(value, np.ndarray) else value)
+    out: list[int | str] = []
+    for dim in dims:
+        if isinstance(dim, str):
+            out.append(dim.replace(" ", ""))
+        elif float(dim).is_integer() and dim > 0:
+            out.append(int(dim))
+        else:
+            raise ValueError(f"shape entries must be positive whole numbers or names, got {dim!r}")
+    return tuple(out)
+
+
+def _as_bool(value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"a 'bool' answer must be true or false, got {show(value)}")
+    return bool(value)
+
+
+_COERCE = {"number": _as_number, "integer": _as_integer, "vector": _as_array(1), "matrix": _as_array(2),
+           "shape": _as_shape, "bool": _as_bool}
+
+
+def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) -> tuple[WrongAnswer, ...]:
+    """Each misconception's wrong answer: a computed value, or for choice kinds the option it names."""
+    if template.kind in ("choice", "multi"):
+        assert template.choices is not None
+        return tuple(
+            WrongAnswer(choice.misconception, shown, _feedback(template, env, choice.feedback, choice.misconception,
+                                                               f"choices.{i}.feedback"))
+            for shown, i in enumerate(order) if (choice := template.choices[i]).misconception
+        )
+    wrong = []
+    for i, m in enumerate(template.misconceptions):
+        where = f"misconceptions.{i}.answer"
+        value = (_render(template, env, str(m.answer), where) if template.kind == "expression"
+                 else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
+        wrong.append(WrongAnswer(m.id, value, _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")))
+    return tuple(wrong)
+
+
+def _feedback(template: Template, env: dict[str, Any], text: str | None, misconception: str, where: str) -> str:
+    return _render(template, env, text, where) if text else misconception_feedback(misconception)
+
+
+def _tolerance(template: Template) -> Tolerance:
+    given = template.tolerance
+    if given.rel is None and given.abs is None and given.sig is None:
+        return Tolerance()
+    return Tolerance(rel=given.rel, abs=given.abs, sig=given.sig)
+
+
+def _answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> str:
+    """The expected answer as a student would write it, to the precision the tolerance asks for."""
+    if template.kind == "choice":
+        return f"({chr(97 + answer)}) {choices[answer]}"
+    if template.kind == "multi":
+        return "; ".join(f"({chr(97 + i)}) {choices[i]}" for i in sorted(answer))
+    if template.kind == "integer":
+        return f"{answer:,}"
+    if template.kind in ("number", "vector", "matrix"):
+        tolerance = template.tolerance
+        if tolerance.abs is not None:
+            return fmt(answer, max(0, math.ceil(-math.log10(tolerance.abs))))
+        digits = tolerance.sig or (math.ceil(-math.log10(tolerance.rel)) + 1 if tolerance.rel else DEFAULT_SIG)
+        return sig(answer, digits)  # rounding to the graded precision is itself within tolerance
+    return show(answer)
+
+
+# --- evaluation and rendering -------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=8192)
+def _compiled(source: str) -> Compiled:
+    return compile_expr(source)
+
+
+def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) -> Any:
+    if not isinstance(source, str):
+        return source  # a literal number or bool written directly in YAML
+    try:
+        return evaluate(_compiled(source), {**MATH_CONSTANTS, **env}, template_functions())
+    except ExprError as exc:
+        raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
+
+
+def _render(template: Template, env: dict[str, Any], text: str, where: str) -> str:
+    """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
+    def substitute(match: re.Match[str]) -> str:
+        return show(_evaluate(template, match.group(1).strip(), env, where))
+
+    rendered = _PLACEHOLDER.sub(substitute, text)
+    if "{{" in _PLACEHOLDER.sub("", text):  # "}}" alone is ordinary LaTeX (\sqrt{d_{k}}), "{{" never is here
+        raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(template))
+    return rendered
+
+
+def _where(template: Template) -> str:
+    return f"template {template.key!r}"
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, frozenset):
+        return sorted(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value

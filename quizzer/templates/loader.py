@@ -1,0 +1,155 @@
+"""Read a template file safely and turn every problem into one line naming file, template and field."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from quizzer.errors import TemplateError
+from quizzer.templates.schema import Choice, Misconception, ParamSpec, Template, Tolerance
+
+MAX_FILE_BYTES = 256 * 1024
+MAX_YAML_DEPTH = 12
+
+
+def load_path(path: Path) -> Template:
+    """Load and validate one template file (structure only; see validate.py for rendering)."""
+    where = str(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise TemplateError(f"file is {size:,} bytes; a template may be at most {MAX_FILE_BYTES:,}", where=where)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TemplateError(f"cannot read file: {exc.strerror or exc}", where=where) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TemplateError(f"not UTF-8 text (byte {exc.start})", where=where) from None
+    return load_text(text, where=where)
+
+
+def load_text(text: str, *, where: str) -> Template:
+    """Parse YAML (safe loader, no aliases, bounded depth) and validate it as a Template."""
+    if len(text.encode("utf-8")) > MAX_FILE_BYTES:
+        raise TemplateError(f"template text is larger than {MAX_FILE_BYTES:,} bytes", where=where)
+    node, data = _parse_yaml(text, where)
+    if not isinstance(data, dict):
+        raise TemplateError("a template file must be a YAML mapping of fields (key:, title:, ...)", where=where)
+    key = data.get("key") if isinstance(data.get("key"), str) else None
+    try:
+        return Template.model_validate(data)
+    except ValidationError as exc:
+        raise TemplateError(_first_error(exc, node), where=_where(where, key)) from None
+
+
+def _where(path: str, key: str | None) -> str:
+    return f"{path}: template {key!r}" if key else path
+
+
+def _parse_yaml(text: str, where: str) -> tuple[yaml.Node, Any]:
+    _check_events(text, where)
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            raise TemplateError("the file is empty", where=where)
+        return node, loader.construct_document(node)
+    except yaml.MarkedYAMLError as exc:
+        raise TemplateError(_yaml_problem(exc), where=_at(where, exc.problem_mark or exc.context_mark)) from None
+    except yaml.YAMLError as exc:
+        raise TemplateError(f"invalid YAML: {exc}", where=where) from None
+    finally:
+        loader.dispose()
+
+
+def _check_events(text: str, where: str) -> None:
+    """Refuse aliases (billion-laughs expansion) and deep nesting before anything is built."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise TemplateError("YAML aliases ('*name') are not allowed in templates",
+                                    where=_at(where, event.start_mark))
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise TemplateError(f"YAML nests deeper than {MAX_YAML_DEPTH} levels",
+                                        where=_at(where, event.start_mark))
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        raise TemplateError(_yaml_problem(exc), where=_at(where, exc.problem_mark or exc.context_mark)) from None
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:
+    problem = exc.problem or "invalid YAML"
+    if "could not determine a constructor" in problem:
+        tag = problem.split("tag")[-1].strip(" '")
+        return f"YAML tag {tag} is not allowed: templates are plain data and never run code"
+    return f"invalid YAML: {problem}"
+
+
+def _at(where: str, mark: Any) -> str:
+    return f"{where}:{mark.line + 1}" if mark is not None else where
+
+
+def _first_error(exc: ValidationError, root: yaml.Node) -> str:
+    """Describe pydantic's first error as 'field X: message (line N)' with a did-you-mean for typos."""
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"] if not str(part).startswith("function-")]
+    loc = [part for part in loc if part not in _UNION_TAGS]
+    field = ".".join(loc) or "(top level)"
+    message = error["msg"].removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = f"unknown field {loc[-1]!r}{_suggest(loc[-1], loc[:-1])}"
+    elif error["type"] == "missing":
+        message = "is required"
+    line = _line_of(root, loc)
+    return f"field {field!r}: {message}" + (f" (line {line})" if line else "")
+
+
+# Pydantic names union members in error locations; they mean nothing to an author.
+_UNION_TAGS = {"str", "int", "float", "bool", "list[any]", "tuple[int, int]", "tuple[float, float]",
+               "constrained-str", "list[str]", "dict[str,any]"}
+
+
+def _suggest(name: str, parent: list[str]) -> str:
+    fields = _fields_at(parent)
+    close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _fields_at(parent: list[str]) -> list[str]:
+    if not parent:
+        return list(Template.model_fields)
+    models = {"params": ParamSpec, "tolerance": Tolerance, "choices": Choice, "misconceptions": Misconception}
+    model = models.get(parent[0])
+    if model is None:
+        return []
+    return [field.alias or name for name, field in model.model_fields.items()]
+
+
+def _line_of(root: yaml.Node, loc: list[str]) -> int | None:
+    """The 1-based line of the YAML node at a pydantic location, as deep as it resolves."""
+    node, line = root, root.start_mark.line + 1
+    for part in loc:
+        child = next(_children(node, part), None)
+        if child is None:
+            break
+        node, line = child, child.start_mark.line + 1
+    return line
+
+
+def _children(node: yaml.Node, part: str) -> Iterator[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            if str(key_node.value) == part:
+                yield key_node if isinstance(value_node, yaml.ScalarNode) and value_node.value == "" else value_node
+    elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+        yield node.value[int(part)]

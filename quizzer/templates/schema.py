@@ -1,0 +1,174 @@
+"""The question-template format: one YAML file, one self-describing question.
+
+The format is documented for authors in ``questions/README.md``; this module is
+its executable definition.  Every model forbids unknown fields so a typo is an
+error with a suggestion, never a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
+Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
+
+# A routed exam record as the notes write it: paper, one space, question number.
+ROUTED_KEY = re.compile(r"^(?P<paper>\d{4}T\d_[A-Z0-9]+_[A-Z]+) (?P<question>Q\d+)$")
+# A practice key can never look like a routed one: it starts with "practice/" and is lower-case.
+PRACTICE_KEY = re.compile(r"^practice/[a-z0-9][a-z0-9_-]{2,63}$")
+IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+
+# Names the template language already uses; a parameter may not shadow them.
+RESERVED_NAMES = frozenset({"answer", "seed", "key", "True", "False", "None"})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+Dim = int | str  # a literal size or an expression over earlier parameters ("T", "d_model // h")
+
+
+class ParamSpec(_Strict):
+    """One sampler.  Exactly one of choice / int / float / vector / matrix is given."""
+
+    choice: list[Any] | None = Field(default=None, min_length=1, max_length=1000)
+    int_: tuple[int, int] | None = Field(default=None, alias="int")
+    float_: tuple[float, float] | None = Field(default=None, alias="float")
+    vector: Dim | None = None
+    matrix: tuple[Dim, Dim] | None = None
+    step: int = Field(default=1, ge=1)
+    decimals: int | None = Field(default=None, ge=0, le=12)
+    dist: Literal["normal", "uniform", "integers"] = "normal"
+    mean: float = 0.0
+    std: float = Field(default=1.0, gt=0)
+    low: float = -1.0
+    high: float = 1.0
+
+    @model_validator(mode="after")
+    def _exactly_one_sampler(self) -> ParamSpec:
+        given = [name for name in ("choice", "int_", "float_", "vector", "matrix") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of choice, int, float, vector, matrix"
+                             + (f" (got {', '.join(g.rstrip('_') for g in given)})" if given else ""))
+        for bounds in (self.int_, self.float_):
+            if bounds is not None and bounds[0] > bounds[1]:
+                raise ValueError(f"range [{bounds[0]}, {bounds[1]}] is empty: the low end is above the high end")
+        if self.low >= self.high and self.dist in ("uniform", "integers"):
+            raise ValueError(f"low ({self.low}) must be below high ({self.high})")
+        return self
+
+    @property
+    def sampler(self) -> str:
+        return next(name.rstrip("_") for name in ("choice", "int_", "float_", "vector", "matrix")
+                    if getattr(self, name) is not None)
+
+
+class Tolerance(_Strict):
+    """Accepted if any given criterion accepts; integers are always exact."""
+
+    rel: float | None = Field(default=None, gt=0, lt=1)
+    abs: float | None = Field(default=None, gt=0)
+    sig: int | None = Field(default=None, ge=1, le=12)
+
+
+class Choice(_Strict):
+    text: str = Field(min_length=1, max_length=2000)
+    correct: bool = False
+    misconception: str | None = None
+    feedback: str | None = Field(default=None, max_length=4000)
+
+
+class Misconception(_Strict):
+    """A wrong answer computed under one named mistake, with what to tell the student."""
+
+    id: str = Field(min_length=1, max_length=80)
+    answer: str | int | float | bool = Field(description="expression in the template language (typed syntax for kind: expression)")
+    feedback: str | None = Field(default=None, max_length=4000)
+
+
+Text = Annotated[str, Field(min_length=1, max_length=20_000)]
+
+
+class Template(_Strict):
+    key: str
+    title: str = Field(min_length=3, max_length=200)
+    week: int = Field(ge=1, le=52)
+    topics: list[str] = Field(min_length=1, max_length=8)
+    difficulty: int = Field(ge=1, le=3)
+    source: str = Field(min_length=3, max_length=500)
+    kind: Kind
+    params: dict[str, ParamSpec] = Field(default_factory=dict, max_length=40)
+    derived: dict[str, str | int | float] = Field(default_factory=dict, max_length=60)
+    require: list[str] = Field(default_factory=list, max_length=20)
+    canonical: dict[str, Any] | None = None
+    prompt: Text
+    answer: str | int | float | bool | None = None
+    variables: list[str] = Field(default_factory=list, max_length=10)
+    tolerance: Tolerance = Tolerance()
+    choices: list[Choice] | None = Field(default=None, min_length=2, max_length=12)
+    shuffle: bool = True
+    misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
+    solution: Text
+    tags: list[str] = Field(default_factory=list, max_length=20)
+
+    @field_validator("key")
+    @classmethod
+    def _key_form(cls, key: str) -> str:
+        if not (ROUTED_KEY.match(key) or PRACTICE_KEY.match(key)):
+            raise ValueError(f"{key!r} is neither a routed record ID like '2024T3_Q1_NA Q277' "
+                             "nor a practice key like 'practice/sdpa-variance-table'")
+        return key
+
+    @field_validator("params", "derived")
+    @classmethod
+    def _names(cls, mapping: dict[str, Any]) -> dict[str, Any]:
+        for name in mapping:
+            if not IDENTIFIER.match(name) or name in RESERVED_NAMES:
+                raise ValueError(f"{name!r} cannot be a name: use letters, digits and '_', "
+                                 f"start with a letter, and avoid {sorted(RESERVED_NAMES)}")
+        return mapping
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Template:
+        has_choices = self.choices is not None
+        if self.kind in ("choice", "multi"):
+            if not has_choices:
+                raise ValueError(f"kind {self.kind!r} needs 'choices'")
+            n_correct = sum(c.correct for c in self.choices or [])
+            if self.kind == "choice" and n_correct != 1:
+                raise ValueError(f"kind 'choice' needs exactly one correct choice, found {n_correct}")
+            if self.kind == "multi" and n_correct < 1:
+                raise ValueError("kind 'multi' needs at least one correct choice")
+            if self.answer is not None:
+                raise ValueError(f"kind {self.kind!r} marks answers with 'correct: true' in 'choices', not 'answer'")
+            if self.misconceptions:
+                raise ValueError(f"kind {self.kind!r} attaches misconceptions to choices ('misconception: id')")
+        else:
+            if has_choices:
+                raise ValueError(f"'choices' is only for kinds 'choice' and 'multi', not {self.kind!r}")
+            if self.answer is None:
+                raise ValueError(f"kind {self.kind!r} needs 'answer'")
+        if self.kind == "expression" and not isinstance(self.answer, str):
+            raise ValueError("kind 'expression' needs 'answer' as an expression in typed syntax, e.g. '4*d^2 + 2*d*f'")
+        if self.variables and self.kind != "expression":
+            raise ValueError("'variables' is only for kind 'expression'")
+        if self.kind == "text" and self.misconceptions:
+            raise ValueError("kind 'text' is self-graded and cannot have misconceptions")
+        if self.canonical:
+            unknown = sorted(set(self.canonical) - set(self.params))
+            if unknown:
+                raise ValueError(f"canonical values for unknown params: {', '.join(unknown)}")
+        return self
+
+    @property
+    def paper(self) -> str | None:
+        match = ROUTED_KEY.match(self.key)
+        return match.group("paper") if match else None
+
+    @property
+    def is_routed(self) -> bool:
+        return self.paper is not None

@@ -1,0 +1,125 @@
+"""Validation beyond structure: catalogue references, and test-rendering over many seeds.
+
+A template passes only if, for every seed tried, it renders completely, its answer
+is finite and of its kind's form, and no misconception or distractor coincides
+with the correct answer (a student must never be told a right answer is wrong).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from quizzer.catalog import Catalog, load_catalog
+from quizzer.errors import TemplateError
+from quizzer.grading import values_match
+from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.loader import load_path
+from quizzer.templates.schema import Template
+
+DEFAULT_SEEDS = 50
+
+
+@dataclass(frozen=True)
+class LoadedTemplate:
+    template: Template
+    path: Path
+    source: str
+
+
+def check_references(template: Template, catalog: Catalog) -> None:
+    """Topics, misconception ids and routed keys must exist in the catalogue."""
+    for i, topic in enumerate(template.topics):
+        if topic not in catalog.topics:
+            _fail(template, f"topics.{i}", f"unknown topic {topic!r}{_suggest(topic, catalog.topics)}")
+    used = [(f"misconceptions.{i}.id", m.id) for i, m in enumerate(template.misconceptions)]
+    used += [(f"choices.{i}.misconception", c.misconception) for i, c in enumerate(template.choices or [])
+             if c.misconception]
+    for field, misconception in used:
+        if misconception not in catalog.misconceptions:
+            _fail(template, field, f"unknown misconception {misconception!r}"
+                  f"{_suggest(misconception, catalog.misconceptions)} (see data/misconceptions.yaml)")
+    if template.is_routed and template.key not in catalog.records:
+        _fail(template, "key", f"{template.key!r} is not a routed record in data/routing.yaml"
+              f"{_suggest(template.key, catalog.records)}")
+
+
+def check_renders(template: Template, seeds: Iterable[int]) -> int:
+    """Render every seed and check each instance; returns how many seeds were rendered."""
+    count = 0
+    for seed in seeds:
+        try:
+            check_instance(make_instance(template, seed))
+        except TemplateError as exc:
+            raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=f"template {template.key!r}") from None
+        count += 1
+    return count
+
+
+def check_instance(instance: Instance) -> None:
+    """One rendered instance (interpolation is already complete, or rendering would have failed)."""
+    if len(set(instance.choices)) != len(instance.choices):
+        raise TemplateError("field 'choices': two choices render to the same text")
+    if instance.kind in ("choice", "multi"):
+        return  # misconceptions there name distractors, which the schema keeps apart from correct choices
+    spec = instance.spec
+    for i, wrong in enumerate(spec.wrong_answers):
+        if values_match(spec.kind, wrong.value, spec.expected, spec.tolerance):
+            raise TemplateError(f"field 'misconceptions.{i}' ({wrong.id}): gives the correct answer "
+                                f"{instance.answer_text}")
+        for other in spec.wrong_answers[i + 1:]:
+            if np.shape(wrong.value) == np.shape(other.value) and values_match(
+                    spec.kind, wrong.value, other.value, spec.tolerance):
+                raise TemplateError(f"field 'misconceptions.{i}' ({wrong.id}): gives the same answer as "
+                                    f"{other.id}, so feedback could not tell them apart")
+
+
+def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list[LoadedTemplate]:
+    """Load, cross-check and test-render a set of files; all must pass or nothing is returned."""
+    catalog = load_catalog()
+    loaded: list[LoadedTemplate] = []
+    first_file: dict[str, Path] = {}
+    for path in paths:
+        template = load_path(path)
+        where = f"{path}: template {template.key!r}"
+        if template.key in first_file:
+            raise TemplateError(f"duplicate key: also defined in {first_file[template.key]}", where=where)
+        first_file[template.key] = path
+        try:
+            check_references(template, catalog)
+            check_renders(template, range(seeds))
+        except TemplateError as exc:
+            raise TemplateError(_strip_where(exc), where=f"{path}: {exc.where}" if exc.where else where) from None
+        loaded.append(LoadedTemplate(template, path, path.read_text(encoding="utf-8")))
+    return loaded
+
+
+def template_files(paths: Iterable[Path]) -> list[Path]:
+    """Expand directories into their ``*.yaml``/``*.yml`` files, sorted; a missing path is an error."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise TemplateError("no such file or directory", where=str(path))
+    return files
+
+
+def _fail(template: Template, field: str, message: str) -> None:
+    raise TemplateError(f"field {field!r}: {message}", where=f"template {template.key!r}")
+
+
+def _strip_where(exc: TemplateError) -> str:
+    text = str(exc)
+    return text[len(exc.where) + 2:] if exc.where and text.startswith(exc.where + ": ") else text
+
+
+def _suggest(name: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

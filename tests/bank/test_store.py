@@ -1,0 +1,131 @@
+"""The bank on a fresh SQLite file per test: import, re-import, history, and all-or-nothing writes."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlmodel import Session, select
+
+from quizzer.bank.db import new_session, open_bank
+from quizzer.bank.models import Attempt, RoutedRecord, Template, TemplateTopic, Topic
+from quizzer.bank.store import (get_template, import_bundled, import_templates, record_attempt,
+                                select_templates)
+from quizzer.catalog import load_catalog
+from quizzer.errors import UserError
+from quizzer.grading import grade
+from quizzer.templates.instance import make_instance
+from quizzer.templates.validate import validate_files
+
+REPO = Path(__file__).resolve().parents[2]
+QUESTIONS = REPO / "questions"
+
+
+@pytest.fixture
+def session() -> Iterator[Session]:
+    engine = open_bank()
+    with new_session(engine) as session:
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture
+def imported(session: Session) -> Session:
+    import_bundled(session=session, catalog=load_catalog(), directory=QUESTIONS)
+    session.commit()
+    return session
+
+
+def test_sqlite_settings(session: Session) -> None:
+    assert session.exec(text("PRAGMA foreign_keys")).one()[0] == 1  # type: ignore[call-overload]
+    assert session.exec(text("PRAGMA journal_mode")).one()[0] == "wal"  # type: ignore[call-overload]
+    assert session.exec(text("PRAGMA busy_timeout")).one()[0] >= 5000  # type: ignore[call-overload]
+
+
+def test_bundled_import_fills_catalogue_and_templates(imported: Session) -> None:
+    catalog = load_catalog()
+    assert len(imported.exec(select(Topic)).all()) == len(catalog.topics)
+    assert len(imported.exec(select(RoutedRecord)).all()) == 65
+    files = sorted(QUESTIONS.rglob("*.yaml"))
+    assert len(imported.exec(select(Template)).all()) == len(files)
+    assert imported.exec(select(TemplateTopic)).all()
+
+
+def test_reimport_is_idempotent(imported: Session) -> None:
+    report = import_bundled(session=imported, catalog=load_catalog(), directory=QUESTIONS)
+    assert report.added == [] and report.updated == []
+
+
+def test_changed_template_keeps_its_history(imported: Session, tmp_path: Path) -> None:
+    key = "practice/warmup-rate"
+    template = get_template(session=imported, key=key)
+    instance = make_instance(template, 5)
+    record_attempt(session=imported, key=key, seed=5, response=str(instance.answer),
+                   verdict=grade(instance.spec, str(instance.answer)))
+    changed = tmp_path / "warmup.yaml"
+    source = next(QUESTIONS.rglob("warmup-rate.yaml")).read_text()
+    changed.write_text(source.replace("title: The original", "title: Revised — the original"))
+    report = import_templates(session=imported, loaded=validate_files([changed], seeds=3))
+    imported.commit()
+    assert report.updated == [key]
+    assert get_template(session=imported, key=key).title.startswith("Revised —")
+    attempts = imported.exec(select(Attempt).where(Attempt.template_key == key)).all()
+    assert [a.verdict for a in attempts] == ["correct"]
+
+
+def test_attempts_are_committed_immediately(imported: Session) -> None:
+    key = "2024T3_Q1_NA Q277"
+    instance = make_instance(get_template(session=imported, key=key), 3)
+    record_attempt(session=imported, key=key, seed=3, response="1", verdict=grade(instance.spec, "1"), seconds=4.5)
+    other = open_bank()
+    with Session(other) as reader:
+        row = reader.exec(select(Attempt)).one()
+    other.dispose()
+    assert (row.template_key, row.seed, row.verdict, row.score, row.seconds) == (key, 3, "incorrect", 0.0, 4.5)
+    assert row.created_at is not None
+
+
+def test_invalid_responses_are_never_recorded(imported: Session) -> None:
+    instance = make_instance(get_template(session=imported, key="2024T3_Q1_NA Q277"), 1)
+    with pytest.raises(ValueError):
+        record_attempt(session=imported, key=instance.key, seed=1, response="banana",
+                       verdict=grade(instance.spec, "banana"))
+
+
+def test_selection_filters(imported: Session) -> None:
+    assert {t.key for t in select_templates(session=imported, paper="2024T3_Q1_NA")} == {"2024T3_Q1_NA Q277"}
+    assert all(t.week == 1 for t in select_templates(session=imported, week=1))
+    assert {t.key for t in select_templates(session=imported, topic="training_tricks")} >= {"practice/warmup-rate"}
+
+
+def test_unknown_key_suggests(imported: Session) -> None:
+    with pytest.raises(UserError, match="did you mean '2024T3_Q1_NA Q277'"):
+        get_template(session=imported, key="2024T3_Q1_NA Q278x")
+
+
+def test_corrupt_database_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"this is not a database" * 100)
+    before = broken.read_bytes()
+    monkeypatch.setenv("QUIZZER_DB", str(broken))
+    with pytest.raises(UserError, match="cannot open the bank: file is not a database"):
+        open_bank()
+    assert broken.read_bytes() == before
+
+
+def test_missing_questions_directory(session: Session, tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="questions directory is missing"):
+        import_bundled(session=session, catalog=load_catalog(), directory=tmp_path / "nowhere")
+
+
+def test_copy_of_questions_imports_all_or_nothing(session: Session, tmp_path: Path) -> None:
+    folder = tmp_path / "questions"
+    shutil.copytree(QUESTIONS, folder)
+    (folder / "zz-broken.yaml").write_text("key: practice/broken\n")
+    with pytest.raises(UserError):
+        import_bundled(session=session, catalog=load_catalog(), directory=folder)
+    session.rollback()
+    assert session.exec(select(Template)).all() == []

@@ -1,0 +1,173 @@
+"""The command line through Typer's CliRunner: the contract of every command."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+runner = CliRunner()
+KEY = "2024T3_Q1_NA Q277"
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_version_and_help() -> None:
+    code, out, _ = run("--version")
+    assert code == 0 and out.startswith("quizzer ")
+    code, out, _ = run("--help")
+    assert code == 0 and "generate" in out and "grade" in out
+
+
+def test_list_and_filters() -> None:
+    code, out, _ = run("list", "--json")
+    items = json.loads(out)
+    assert code == 0 and KEY in {i["key"] for i in items}
+    code, out, _ = run("list", "--paper", "2024T3_Q1_NA", "--json")
+    assert [i["key"] for i in json.loads(out)] == [KEY]
+    code, out, _ = run("list", "--week", "1")
+    assert code == 0 and "practice/encoder-layer-count" in out and KEY not in out
+
+
+def test_topics_counts_templates() -> None:
+    code, out, _ = run("topics", "--json")
+    topics = {t["id"]: t for t in json.loads(out)}
+    assert code == 0 and topics["decoder_output_params"]["templates"] >= 1
+    assert topics["teacher_forcing"]["name"] == "Teacher forcing"
+
+
+def test_show_canonical_instance_reproduces_the_notes() -> None:
+    code, out, _ = run("show", KEY, "--seed", "0")
+    assert code == 0
+    assert "37,000" in out.replace("{,}", ",") and "18,944,000" in out
+
+
+def test_generate_json_contract_and_determinism() -> None:
+    args = ("generate", "--week", "2", "-n", "3", "--seed", "11", "--solutions", "--format", "json")
+    first, second = run(*args), run(*args)
+    assert first[0] == 0 and first[1] == second[1]
+    instances = json.loads(first[1])
+    assert len(instances) == 3
+    for item in instances:
+        assert {"key", "seed", "kind", "title", "topics", "prompt", "answer", "answer_text", "solution"} <= set(item)
+        assert "{{" not in item["prompt"] + item["solution"]
+
+
+def test_generate_without_solutions_hides_answers() -> None:
+    code, out, _ = run("generate", "--key", KEY, "--seed", "4", "--format", "json")
+    (item,) = json.loads(out)
+    assert code == 0 and "answer" not in item and "solution" not in item
+
+
+def test_generate_text_and_markdown() -> None:
+    code, out, _ = run("generate", "--key", "practice/teacher-forcing-inputs", "--seed", "2", "--solutions")
+    assert code == 0 and "(a)" in out and "Answer:" in out
+    code, out, _ = run("generate", "--key", "practice/warmup-rate", "--seed", "2", "--format", "md")
+    assert code == 0 and out.startswith("### 1. ") and "$$" in out
+
+
+def answer_for(key: str, seed: int) -> str:
+    _, out, _ = run("generate", "--key", key, "--seed", str(seed), "--solutions", "--format", "json")
+    return json.loads(out)[0]["answer_text"]
+
+
+def test_grade_correct_wrong_misconception_and_records() -> None:
+    right = answer_for(KEY, 9)
+    code, out, _ = run("grade", KEY, "--seed", "9", "--answer", right, "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "correct" and json.loads(out)["recorded"]
+    code, out, _ = run("grade", KEY, "--seed", "0", "--answer", "37,888,000", "--json")
+    verdict = json.loads(out)
+    assert code == 0 and verdict["verdict"] == "incorrect"
+    assert verdict["misconception"] == "counted_tied_weights_twice"
+    assert verdict["expected"].replace(",", "") == "18944000"
+
+
+def test_grade_dry_run_and_invalid_answer() -> None:
+    code, out, _ = run("grade", KEY, "--seed", "0", "--answer", "18944000", "--json", "--dry-run")
+    assert code == 0 and json.loads(out)["recorded"] is False
+    code, out, err = run("grade", KEY, "--seed", "0", "--answer", "banana")
+    assert code == 2 and "could not read the answer" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [
+    ("show", "2024T3_Q1_NA Q999"),
+    ("grade", "nope", "--seed", "1", "--answer", "1"),
+    ("list", "--topic", "attention_everything"),
+    ("generate", "--paper", "2099T1_Q1_NA"),
+    ("validate", "no/such/dir"),
+])
+def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
+    code, out, err = run(*args)
+    assert code == 2, (out, err)
+    assert err.startswith("quizzer: ") and len(err.strip().splitlines()) == 1
+    assert "Traceback" not in out + err
+
+
+def test_validate_bundled_questions() -> None:
+    code, out, _ = run("validate", "--seeds", "20")
+    assert code == 0 and "valid" in out
+
+
+NEW_TEMPLATE = textwrap.dedent("""\
+    key: practice/cli-added
+    title: Score entries for a dense attention layer
+    week: 1
+    topics: [scaled_dot_product_attention]
+    difficulty: 1
+    source: Week 1 notes §6 worked check
+    kind: integer
+    params:
+      B: {int: [2, 8]}
+      h: {choice: [2, 4, 8]}
+      T: {int: [4, 32]}
+    prompt: How many entries has the score tensor for B={{ B }}, h={{ h }}, T={{ T }}?
+    answer: score_entries(B, h, T, T)
+    misconceptions:
+      - id: score_entries_linear_in_T
+        answer: B * h * T
+    solution: "$B \\\\cdot h \\\\cdot T^2 = {{ num(answer) }}$"
+    """)
+
+
+def test_add_then_update_then_use(tmp_path: Path) -> None:
+    path = tmp_path / "new.yaml"
+    path.write_text(NEW_TEMPLATE)
+    code, out, _ = run("add", str(path))
+    assert code == 0 and "1 added" in out
+    code, out, _ = run("add", str(path))
+    assert code == 0 and "1 unchanged" in out
+    path.write_text(NEW_TEMPLATE.replace("Score entries", "Score-tensor entries"))
+    code, out, _ = run("add", str(path))
+    assert code == 0 and "1 updated" in out
+    code, out, _ = run("show", "practice/cli-added", "--seed", "3")
+    assert code == 0 and "Score-tensor entries" in out
+
+
+def test_add_is_all_or_nothing_and_leaves_bank_byte_identical(tmp_path: Path, isolated_bank: Path) -> None:
+    run("list")  # create the bank
+    before = isolated_bank.read_bytes()
+    good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
+    good.write_text(NEW_TEMPLATE)
+    bad.write_text(NEW_TEMPLATE.replace("practice/cli-added", "practice/cli-bad").replace(
+        "answer: score_entries(B, h, T, T)", "answer: __import__('os').system('touch pwned')"))
+    code, _, err = run("add", str(good), str(bad))
+    assert code == 2 and "bad.yaml: template 'practice/cli-bad'" in err and "field 'answer'" in err
+    assert isolated_bank.read_bytes() == before
+    assert not (tmp_path / "pwned").exists()
+    _, out, _ = run("list", "--json")
+    assert "practice/cli-added" not in out
+
+
+def test_duplicate_keys_across_files(tmp_path: Path) -> None:
+    (tmp_path / "a.yaml").write_text(NEW_TEMPLATE)
+    (tmp_path / "b.yaml").write_text(NEW_TEMPLATE)
+    code, _, err = run("validate", str(tmp_path))
+    assert code == 2 and "duplicate key: also defined in" in err and "a.yaml" in err

@@ -1,0 +1,59 @@
+"""The installed `quizzer` executable in a real subprocess: exit codes, stderr, import discipline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXE = Path(sys.executable).with_name("quizzer")
+
+
+def quizzer(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "QUIZZER_DB": str(db)}
+    return subprocess.run([str(EXE), *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_help_and_version_do_not_import_heavy_modules() -> None:
+    probe = ("import sys\nfrom quizzer.cli import main\n"
+             "for args in (['--help'], ['--version']):\n"
+             "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
+             "print(sorted(m for m in ('sqlmodel', 'sqlalchemy', 'torch', 'textual', 'numpy', 'engine') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_generate_then_grade_round_trip(isolated_bank: Path) -> None:
+    out = quizzer("generate", "--key", "practice/warmup-rate", "--seed", "5", "--solutions", "--format", "json",
+                  db=isolated_bank)
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)[0]["answer_text"]
+    graded = quizzer("grade", "practice/warmup-rate", "--seed", "5", "--answer", answer, "--json", db=isolated_bank)
+    assert graded.returncode == 0 and json.loads(graded.stdout)["verdict"] == "correct"
+
+
+@pytest.mark.parametrize("args", [
+    ("grade", "practice/warmup-rate", "--seed", "x", "--answer", "1"),
+    ("grade", "practice/warmup-rate", "--answer", "1"),
+    ("generate", "--format", "docx"),
+    ("frobnicate",),
+    ("list", "--no-such-flag"),
+])
+def test_bad_flags_are_one_line_and_exit_2(args: tuple[str, ...], isolated_bank: Path) -> None:
+    result = quizzer(*args, db=isolated_bank)
+    assert result.returncode == 2
+    assert result.stderr.startswith("quizzer: ") and len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_unusable_data_directory(tmp_path: Path) -> None:
+    """A data directory that cannot be created (its parent is a file; this holds even for root)."""
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("")
+    result = quizzer("list", db=blocker / "quizzer" / "bank.sqlite")
+    assert result.returncode == 2
+    assert "cannot create the data directory" in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -1,0 +1,92 @@
+"""Loading template files: every problem is one line naming file, template, field and line."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from quizzer.errors import TemplateError
+from quizzer.templates.loader import load_path, load_text
+
+VALID = textwrap.dedent("""\
+    key: practice/minimal
+    title: A minimal question
+    week: 1
+    topics: [softmax]
+    difficulty: 1
+    source: Week 1 notes §2
+    kind: integer
+    params:
+      n: {int: [2, 9]}
+    prompt: What is {{ n }} squared?
+    answer: n ** 2
+    solution: "{{ n }} × {{ n }} = {{ answer }}"
+    """)
+
+
+def load(text: str) -> object:
+    return load_text(text, where="t.yaml")
+
+
+def test_valid_minimal_template_loads() -> None:
+    template = load_text(VALID, where="t.yaml")
+    assert template.key == "practice/minimal"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (VALID.replace("kind: integer", "kind: integer\nanswr: 3"),
+     "t.yaml: template 'practice/minimal': field 'answr': unknown field 'answr' (did you mean 'answer'?) (line 8)"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {itn: [2, 9]}"),
+     "field 'params.n.itn': unknown field 'itn' (did you mean 'int'?)"),
+    (VALID.replace("week: 1", "week: first"), "field 'week': Input should be a valid integer"),
+    (VALID.replace("difficulty: 1", "difficulty: 7"), "field 'difficulty': Input should be less than or equal to 3"),
+    (VALID.replace("kind: integer", "kind: essay"), "field 'kind': Input should be 'number'"),
+    (VALID.replace("key: practice/minimal", "key: \"x'; DROP TABLE template; --\""),
+     "neither a routed record ID like '2024T3_Q1_NA Q277' nor a practice key"),
+    (VALID.replace("key: practice/minimal", "key: 2024T3_Q1_NA  Q277"), "neither a routed record ID"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [9, 2]}"), "range [9, 2] is empty"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [2, 9], choice: [1]}"), "give exactly one of"),
+    (VALID.replace("params:", "params:\n  answer: {int: [1, 2]}"), "'answer' cannot be a name"),
+    (VALID.replace("answer: n ** 2\n", ""), "kind 'integer' needs 'answer'"),
+    (VALID.replace("title: A minimal question\n", ""), "field 'title': is required"),
+    ("- just\n- a list\n", "a template file must be a YAML mapping"),
+    ("", "the file is empty"),
+    ("key: [unclosed\n", "t.yaml:2: invalid YAML"),
+    ("key: x\n  bad: indent\n", "t.yaml:2: invalid YAML"),
+    ("!!python/object/apply:os.system ['touch /tmp/pwned']\n", "YAML tag"),
+    ("key: !!python/name:os.system\n", "YAML tag"),
+    ("a: &x [1, 2]\nb: *x\n", "t.yaml:2: YAML aliases ('*name') are not allowed"),
+    ("a: " + "[" * 20 + "]" * 20 + "\n", "nests deeper than 12 levels"),
+])
+def test_bad_template_is_one_clear_line(text: str, message: str) -> None:
+    with pytest.raises(TemplateError) as caught:
+        load(text)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_billion_laughs_is_refused_without_expanding() -> None:
+    bomb = "a: &a ['lol','lol','lol','lol','lol','lol','lol','lol','lol']\n"
+    for i in range(1, 9):
+        prev = chr(ord("a") + i - 1)
+        bomb += f"{chr(ord('a') + i)}: &{chr(ord('a') + i)} [{','.join(['*' + prev] * 9)}]\n"
+    with pytest.raises(TemplateError, match="aliases"):
+        load(bomb)
+
+
+def test_oversized_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_text("title: '" + "x" * 300_000 + "'\n")
+    with pytest.raises(TemplateError, match="a template may be at most"):
+        load_path(path)
+
+
+def test_unreadable_and_binary_files(tmp_path: Path) -> None:
+    with pytest.raises(TemplateError, match="cannot read file"):
+        load_path(tmp_path / "missing.yaml")
+    binary = tmp_path / "b.yaml"
+    binary.write_bytes(b"\xff\xfe\x00key")
+    with pytest.raises(TemplateError, match="not UTF-8"):
+        load_path(binary)

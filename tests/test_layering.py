@@ -1,0 +1,39 @@
+"""Layering: the engine never imports the application; grading and the bank never import the UI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+RULES = {
+    "engine": {"quizzer", "textual", "sqlmodel", "sqlalchemy"},
+    "quizzer/expr.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/answers.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/grading.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/bank": {"textual", "torch"},
+}
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    roots = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("layer", sorted(RULES))
+def test_layer_imports(layer: str) -> None:
+    target = REPO / layer
+    files = [target] if target.is_file() else sorted(target.rglob("*.py"))
+    assert files, f"{layer} has no Python files"
+    for path in files:
+        forbidden = imported_roots(path) & RULES[layer]
+        assert not forbidden, f"{path.relative_to(REPO)} imports {sorted(forbidden)}"
