@@ -24,6 +24,16 @@ def median_us(call: Callable[[], object], repeats: int) -> float:
     return statistics.median(samples) * 1e6
 
 
+def typed_answer(instance: object) -> str:
+    """What a student types: letters for choices, a rating for recall cards, else the answer text."""
+    kind, answer = instance.kind, instance.answer  # type: ignore[attr-defined]
+    if kind == "choice":
+        return chr(97 + answer)
+    if kind == "multi":
+        return ", ".join(chr(97 + i) for i in sorted(answer))
+    return "good" if kind == "text" else instance.answer_text  # type: ignore[attr-defined]
+
+
 def instances_and_grading() -> None:
     from quizzer.grading import grade
     from quizzer.templates.instance import make_instance
@@ -36,7 +46,7 @@ def instances_and_grading() -> None:
         make_instance(t, 0)  # warm caches (compiled expressions), as in a running session
         build = median_us(lambda: make_instance(t, next(seeds)), 200)
         instance = make_instance(t, 1)
-        typed = "a" if t.kind in ("choice", "multi") else ("good" if t.kind == "text" else instance.answer_text)
+        typed = typed_answer(instance)
         score = median_us(lambda: grade(instance.spec, typed), 200)
         rows.append((t.key, t.kind, build, score))
     print(f"{'template':<34} {'kind':<10} {'instance µs':>12} {'grade µs':>10}")

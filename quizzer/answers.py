@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import difflib
+import functools
 import math
 import re
 import unicodedata
@@ -70,6 +71,8 @@ _SYMBOLS = str.maketrans({
 })
 _VULGAR_AFTER_DIGIT = re.compile(r"[0-9]\s*[½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞]")
 _LEADING_DECORATION = re.compile(r"^(?:=|≈|~|≃)\s*")
+_ASCII_SPACE = re.compile(r"[\t\v\f\x1c-\x1f]")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 
 
 def clean(text: str) -> str:
@@ -79,7 +82,11 @@ def clean(text: str) -> str:
     if _VULGAR_AFTER_DIGIT.search(text):
         # NFKC would turn 1½ into 11⁄2, silently 5.5; ask instead of guessing.
         raise AnswerFormatError("write mixed numbers like 1½ as 1.5 or 3/2")
-    text = "".join(_clean_char(ch) for ch in text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    if text.isascii():  # the common case, without a per-character pass
+        text = _ASCII_CONTROL.sub("", _ASCII_SPACE.sub(" ", text.replace("\r", "\n")))
+    else:
+        text = "".join(_clean_char(ch) for ch in text)
     # Superscripts first: NFKC would flatten x² into x2.
     text = _SUPERSCRIPT_RUN.sub(lambda m: "**" + m.group().translate(_SUPERSCRIPT_DIGITS), text)
     text = unicodedata.normalize("NFKC", text).translate(_SYMBOLS)
@@ -690,6 +697,12 @@ def _numeric(text: str) -> float | None:
         return None
 
 
+@functools.lru_cache(maxsize=512)
+def _prepared(options: tuple[str, ...]) -> _Choices:
+    """Options are prepared once per question, not once per typed answer."""
+    return _Choices(options)
+
+
 class _Choices:
     """The displayed options, prepared once for matching typed text against them."""
 
@@ -756,7 +769,7 @@ class _Choices:
 
 def parse_choice(text: str, options: Sequence[str]) -> int:
     """The 0-based index of the chosen option: a letter ``b``/``(b)``/``b)``, its text, or its number."""
-    choices = _Choices(options)
+    choices = _prepared(tuple(options))
     typed = clean(text)
     index = choices.match(typed)
     if index is None:
@@ -766,7 +779,7 @@ def parse_choice(text: str, options: Sequence[str]) -> int:
 
 def parse_multi(text: str, options: Sequence[str]) -> frozenset[int]:
     """The set of chosen indices: ``a, c``, ``ac``, ``A C``, ``a and c``, ``{a,c}``, option texts, or none."""
-    choices = _Choices(options)
+    choices = _prepared(tuple(options))
     typed = clean(text)
     key = _option_key(typed)
     if key in choices.keys:  # one option, whose text may contain commas or brackets

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import math
 import operator
+import io
 import time
+import tokenize
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +34,8 @@ from typing import Any
 import numpy as np
 
 MAX_SOURCE_CHARS = 4000
-MAX_DEPTH = 40
+MAX_DEPTH = 40  # brackets
+MAX_TREE_DEPTH = 200  # syntax-tree levels: evaluation recurses once per level
 MAX_STEPS = 20_000
 MAX_INT_BITS = 4096  # ~1233 decimal digits: far beyond any parameter count
 MAX_ARRAY_ELEMENTS = 1_000_000
@@ -75,15 +79,17 @@ _NODE_NAMES = {ast.Attribute: "attribute access ('.')", ast.Lambda: "lambda",
 
 @dataclass(frozen=True)
 class Compiled:
-    """A parsed and checked expression, ready to evaluate many times."""
+    """A parsed and checked expression, turned into nested closures: parse once, evaluate often."""
 
     source: str
     tree: ast.Expression
     names: frozenset[str]
+    run: Callable[[_Scope], Any]
 
 
+@functools.lru_cache(maxsize=8192)
 def compile_expr(source: str) -> Compiled:
-    """Parse ``source`` and reject anything outside the language."""
+    """Parse ``source`` and reject anything outside the language (cached: templates repeat)."""
     if not isinstance(source, str):
         raise ExprError(f"expected an expression as text, got {type(source).__name__}")
     if len(source) > MAX_SOURCE_CHARS:
@@ -92,7 +98,8 @@ def compile_expr(source: str) -> Compiled:
         raise ExprError(f"expression nests deeper than {MAX_DEPTH} levels")
     try:
         # Expressions may span lines in YAML (folded text); Python needs them on one line.
-        tree = ast.parse(" ".join(source.split()) if "\n" in source else source.strip(), mode="eval")
+        one_line = " ".join(source.split()) if "\n" in source else source.strip()
+        tree = ast.parse(_raw_strings(one_line), mode="eval")
     except SyntaxError as exc:
         raise ExprError(f"cannot parse {source.strip()!r}: {exc.msg}") from None
     except (ValueError, RecursionError, MemoryError):
@@ -103,8 +110,32 @@ def compile_expr(source: str) -> Compiled:
             raise ExprError(f"{_NODE_NAMES.get(type(node), type(node).__name__)} is not allowed in expressions")
     for node in nodes:
         _check_node(node)
+    if _tree_depth(tree) > MAX_TREE_DEPTH:
+        raise ExprError(f"expression is too long: more than {MAX_TREE_DEPTH} operations in a chain")
     names = frozenset(node.id for node in nodes if isinstance(node, ast.Name))
-    return Compiled(source, tree, names)
+    return Compiled(source, tree, names, _build(tree.body))
+
+
+def _tree_depth(tree: ast.AST) -> int:
+    """How deeply the syntax tree nests (`1+1+…+1` nests once per `+`), without recursing."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
+
+
+def _raw_strings(line: str) -> str:
+    """Make every string literal raw, so LaTeX such as '\\frac' keeps its backslash ('\\f' is no escape)."""
+    try:
+        starts = [tok.start[1] for tok in tokenize.generate_tokens(io.StringIO(line).readline)
+                  if tok.type == tokenize.STRING and tok.string[0] in "'\""]
+    except (tokenize.TokenError, SyntaxError):
+        return line  # let the parser report the problem
+    for column in reversed(starts):
+        line = line[:column] + "r" + line[column:]
+    return line
 
 
 def _bracket_depth(source: str) -> int:
@@ -136,9 +167,8 @@ def evaluate(
 ) -> Any:
     """Evaluate an expression with the given variables and callable whitelist."""
     compiled = source if isinstance(source, Compiled) else compile_expr(source)
-    evaluator = _Evaluator(names or {}, functions or {})
     try:
-        return evaluator.eval(compiled.tree.body)
+        return compiled.run(_Scope(names or {}, functions or {}))
     except ExprError:
         raise
     except ZeroDivisionError:
@@ -158,7 +188,11 @@ def _describe(exc: Exception) -> str:
     return message[:200]
 
 
-class _Evaluator:
+class _Scope:
+    """What one evaluation sees (variables, functions) and has spent (steps, time)."""
+
+    __slots__ = ("names", "functions", "steps", "deadline")
+
     def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]):
         self.names = names
         self.functions = functions
@@ -172,85 +206,161 @@ class _Evaluator:
         if self.steps % 256 == 0 and time.monotonic() > self.deadline:
             raise ExprError(f"expression takes longer than {MAX_SECONDS:g} s")
 
-    def eval(self, node: ast.expr) -> Any:
-        self.tick()
-        method = getattr(self, "eval_" + type(node).__name__)
-        return bounded(method(node))
 
-    def eval_Constant(self, node: ast.Constant) -> Any:
-        return node.value
+Closure = Callable[[_Scope], Any]
 
-    def eval_Name(self, node: ast.Name) -> Any:
-        if node.id in self.names:
-            return self.names[node.id]
-        if node.id in self.functions:
-            raise ExprError(f"{node.id!r} is a function; call it as {node.id}(...)")
-        raise ExprError(f"unknown name {node.id!r}{_suggest(node.id, [*self.names, *self.functions])}")
 
-    def eval_BinOp(self, node: ast.BinOp) -> Any:
-        left, right = self.eval(node.left), self.eval(node.right)
-        if isinstance(node.op, ast.Pow):
-            _check_power(left, right)
-        if isinstance(node.op, ast.Mult):
-            _check_repeat(left, right)
-        return _BINARY[type(node.op)](left, right)
+def _build(node: ast.expr) -> Closure:
+    """Turn one checked AST node into a closure; each closure spends one step when it runs."""
+    return _BUILDERS[type(node)](node)
 
-    def eval_UnaryOp(self, node: ast.UnaryOp) -> Any:
-        return _UNARY[type(node.op)](self.eval(node.operand))
 
-    def eval_BoolOp(self, node: ast.BoolOp) -> Any:
+def _constant(node: ast.Constant) -> Closure:
+    value = node.value
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        return value
+    return run
+
+
+def _name(node: ast.Name) -> Closure:
+    name = node.id
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        try:
+            return scope.names[name]
+        except KeyError:
+            if name in scope.functions:
+                raise ExprError(f"{name!r} is a function; call it as {name}(...)") from None
+            raise ExprError(f"unknown name {name!r}{_suggest(name, [*scope.names, *scope.functions])}") from None
+    return run
+
+
+def _binary(node: ast.BinOp) -> Closure:
+    left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
+    guard = _check_power if isinstance(node.op, ast.Pow) else _check_repeat if isinstance(node.op, ast.Mult) else None
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        a, b = left(scope), right(scope)
+        if guard is not None:
+            guard(a, b)
+        return bounded(op(a, b))
+    return run
+
+
+def _unary(node: ast.UnaryOp) -> Closure:
+    operand, op = _build(node.operand), _UNARY[type(node.op)]
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        return op(operand(scope))
+    return run
+
+
+def _boolean(node: ast.BoolOp) -> Closure:
+    operands, stop_when = [_build(v) for v in node.values], isinstance(node.op, ast.Or)
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
         value: Any = None
-        for operand in node.values:
-            value = self.eval(operand)
+        for operand in operands:
+            value = operand(scope)
             # Short-circuit exactly like Python: `and` stops at a falsy value, `or` at a truthy one.
-            if bool(value) is isinstance(node.op, ast.Or):
+            if _truth(value) is stop_when:
                 return value
         return value
+    return run
 
-    def eval_Compare(self, node: ast.Compare) -> Any:
-        left = self.eval(node.left)
-        for op, comparator in zip(node.ops, node.comparators):
-            right = self.eval(comparator)
-            if not _truth(_COMPARE[type(op)](left, right)):
+
+def _compare(node: ast.Compare) -> Closure:
+    first = _build(node.left)
+    rest = [(_COMPARE[type(op)], _build(c)) for op, c in zip(node.ops, node.comparators)]
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        left = first(scope)
+        for op, comparator in rest:
+            right = comparator(scope)
+            if not _truth(op(left, right)):
                 return False
             left = right
         return True
+    return run
 
-    def eval_IfExp(self, node: ast.IfExp) -> Any:
-        return self.eval(node.body) if _truth(self.eval(node.test)) else self.eval(node.orelse)
 
-    def eval_Call(self, node: ast.Call) -> Any:
-        assert isinstance(node.func, ast.Name)  # guaranteed by _check_node
-        name = node.func.id
-        if name not in self.functions:
-            raise ExprError(f"unknown function {name!r}{_suggest(name, list(self.functions))}")
-        args = [self.eval(arg) for arg in node.args]
-        kwargs = {kw.arg: self.eval(kw.value) for kw in node.keywords if kw.arg}
+def _conditional(node: ast.IfExp) -> Closure:
+    test, body, orelse = _build(node.test), _build(node.body), _build(node.orelse)
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        return body(scope) if _truth(test(scope)) else orelse(scope)
+    return run
+
+
+def _call(node: ast.Call) -> Closure:
+    assert isinstance(node.func, ast.Name)  # guaranteed by _check_node
+    name = node.func.id
+    args = [_build(a) for a in node.args]
+    kwargs = [(kw.arg, _build(kw.value)) for kw in node.keywords if kw.arg]
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        function = scope.functions.get(name)
+        if function is None:
+            raise ExprError(f"unknown function {name!r}{_suggest(name, list(scope.functions))}")
+        values = [arg(scope) for arg in args]
+        keywords = {key: value(scope) for key, value in kwargs}
         try:
-            return self.functions[name](*args, **kwargs)
+            return bounded(function(*values, **keywords))
         except ExprError:
             raise
         except (TypeError, ValueError, IndexError, ArithmeticError) as exc:
             raise ExprError(f"{name}(): {_describe(exc)}") from None
+    return run
 
-    def eval_List(self, node: ast.List) -> Any:
-        return _as_array_if_numeric([self.eval(item) for item in node.elts])
 
-    eval_Tuple = eval_List
+def _sequence(node: ast.List | ast.Tuple) -> Closure:
+    items = [_build(item) for item in node.elts]
 
-    def eval_Subscript(self, node: ast.Subscript) -> Any:
-        return self.eval(node.value)[self.eval_index(node.slice)]
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        return bounded(_as_array_if_numeric([item(scope) for item in items]))
+    return run
 
-    def eval_index(self, node: ast.expr) -> Any:
-        if isinstance(node, ast.Slice):
-            parts = (node.lower, node.upper, node.step)
-            return slice(*(None if part is None else self.eval(part) for part in parts))
-        if isinstance(node, ast.Tuple):
-            return tuple(self.eval_index(item) for item in node.elts)
-        return _as_index(self.eval(node))
 
-    def eval_Slice(self, node: ast.Slice) -> Any:
-        raise ExprError("a slice can only appear inside [...]")
+def _subscript(node: ast.Subscript) -> Closure:
+    value, index = _build(node.value), _index(node.slice)
+
+    def run(scope: _Scope) -> Any:
+        scope.tick()
+        return value(scope)[index(scope)]
+    return run
+
+
+def _index(node: ast.expr) -> Closure:
+    """An index inside [...]: a number or name, a slice, or a tuple of them."""
+    if isinstance(node, ast.Slice):
+        parts = [None if part is None else _build(part) for part in (node.lower, node.upper, node.step)]
+        return lambda scope: slice(*(None if part is None else part(scope) for part in parts))
+    if isinstance(node, ast.Tuple):
+        items = [_index(item) for item in node.elts]
+        return lambda scope: tuple(item(scope) for item in items)
+    value = _build(node)
+    return lambda scope: _as_index(value(scope))
+
+
+def _bare_slice(node: ast.Slice) -> Closure:
+    raise ExprError("a slice can only appear inside [...]")
+
+
+_BUILDERS: dict[type[ast.AST], Callable[[Any], Closure]] = {
+    ast.Constant: _constant, ast.Name: _name, ast.BinOp: _binary, ast.UnaryOp: _unary,
+    ast.BoolOp: _boolean, ast.Compare: _compare, ast.IfExp: _conditional, ast.Call: _call,
+    ast.List: _sequence, ast.Tuple: _sequence, ast.Subscript: _subscript, ast.Slice: _bare_slice,
+}
 
 
 def _truth(value: Any) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 
 from quizzer.catalog import misconception_feedback
 from quizzer.errors import TemplateError
-from quizzer.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
+from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
 from quizzer.grading import AnswerSpec, Tolerance, WrongAnswer
 from quizzer.templates.functions import fmt, show, sig, template_functions
 from quizzer.templates.schema import ParamSpec, Template
@@ -89,10 +89,18 @@ def make_instance(template: Template, seed: int) -> Instance:
 
 # --- sampling ----------------------------------------------------------------------------------
 
+def _digest(key: str, seed: int, name: str, draw: int) -> bytes:
+    return hashlib.sha256(f"{key}\x00{seed}\x00{name}\x00{draw}".encode()).digest()
+
+
 def stream(key: str, seed: int, name: str, draw: int = 0) -> np.random.Generator:
     """An independent, platform-stable random stream for one named part of one instance."""
-    digest = hashlib.sha256(f"{key}\x00{seed}\x00{name}\x00{draw}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:16], "little"))
+    return np.random.default_rng(int.from_bytes(_digest(key, seed, name, draw)[:16], "little"))
+
+
+def uniform(key: str, seed: int, name: str, draw: int = 0) -> float:
+    """One platform-stable uniform number in [0, 1) for a scalar draw (no generator needed: fast)."""
+    return int.from_bytes(_digest(key, seed, name, draw)[:8], "little") / 2.0**64
 
 
 def sample_values(template: Template, seed: int) -> dict[str, Any]:
@@ -102,7 +110,7 @@ def sample_values(template: Template, seed: int) -> dict[str, Any]:
         env: dict[str, Any] = {}
         for name, spec in template.params.items():
             env[name] = _canonical(canonical[name]) if name in canonical else _sample(
-                spec, stream(template.key, seed, name, draw), env, template, name)
+                spec, (template.key, seed, name, draw), env, template, name)
         for name, source in template.derived.items():
             env[name] = _evaluate(template, source, env, f"derived.{name}")
         if all(_holds(template, rule, env, i) for i, rule in enumerate(template.require)):
@@ -113,21 +121,24 @@ def sample_values(template: Template, seed: int) -> dict[str, Any]:
                         "the constraint is unsatisfiable or too strict", where=_where(template))
 
 
-def _sample(spec: ParamSpec, rng: np.random.Generator, env: dict[str, Any], template: Template, name: str) -> Any:
+def _sample(spec: ParamSpec, where: tuple[str, int, str, int], env: dict[str, Any], template: Template,
+            name: str) -> Any:
+    """One parameter's value; ``where`` (key, seed, name, draw) identifies its random stream."""
     kind = spec.sampler
     if kind == "choice":
         assert spec.choice is not None
-        return _canonical(spec.choice[int(rng.integers(len(spec.choice)))])
+        return _canonical(spec.choice[int(uniform(*where) * len(spec.choice))])
     if kind == "int":
         assert spec.int_ is not None
         low, high = spec.int_
-        return low + spec.step * int(rng.integers((high - low) // spec.step + 1))
+        return low + spec.step * int(uniform(*where) * ((high - low) // spec.step + 1))
     if kind == "float":
         assert spec.float_ is not None
-        return round(float(rng.uniform(*spec.float_)), spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS)
+        low, high = spec.float_
+        return round(low + (high - low) * uniform(*where), spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS)
     dims = (spec.vector,) if kind == "vector" else tuple(spec.matrix or ())
     shape = tuple(_dimension(template, dim, env, f"params.{name}") for dim in dims)
-    return _random_array(spec, rng, shape)
+    return _random_array(spec, stream(*where), shape)
 
 
 def _random_array(spec: ParamSpec, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
@@ -296,16 +307,11 @@ def _answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> s
 
 # --- evaluation and rendering -------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=8192)
-def _compiled(source: str) -> Compiled:
-    return compile_expr(source)
-
-
 def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) -> Any:
     if not isinstance(source, str):
         return source  # a literal number or bool written directly in YAML
     try:
-        return evaluate(_compiled(source), {**MATH_CONSTANTS, **env}, template_functions())
+        return evaluate(compile_expr(source), {**MATH_CONSTANTS, **env}, template_functions())
     except ExprError as exc:
         raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
 

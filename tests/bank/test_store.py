@@ -96,7 +96,9 @@ def test_invalid_responses_are_never_recorded(imported: Session) -> None:
 
 
 def test_selection_filters(imported: Session) -> None:
-    assert {t.key for t in select_templates(session=imported, paper="2024T3_Q1_NA")} == {"2024T3_Q1_NA Q277"}
+    paper = select_templates(session=imported, paper="2024T3_Q1_NA")
+    assert "2024T3_Q1_NA Q277" in {t.key for t in paper}
+    assert all(t.key.startswith("2024T3_Q1_NA ") for t in paper)
     assert all(t.week == 1 for t in select_templates(session=imported, week=1))
     assert {t.key for t in select_templates(session=imported, topic="training_tricks")} >= {"practice/warmup-rate"}
 

@@ -1,0 +1,51 @@
+"""Hostile and broken template files: each is refused with one line naming file, template and field,
+nothing in it runs, and the bank stays byte-for-byte what it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+CORPUS = sorted((Path(__file__).resolve().parents[1] / "hostile").glob("*.yaml"))
+runner = CliRunner()
+
+
+def expected_message(path: Path) -> str:
+    first = path.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    assert first.startswith("# expect: "), f"{path.name} must start with '# expect: <message fragment>'"
+    return first.removeprefix("# expect: ")
+
+
+@pytest.fixture
+def existing_bank(isolated_bank: Path) -> bytes:
+    assert runner.invoke(app, ["list"]).exit_code == 0
+    return isolated_bank.read_bytes()
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 30
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=[p.stem for p in CORPUS])
+def test_hostile_file_is_refused(path: Path, existing_bank: bytes, isolated_bank: Path,
+                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a template that managed to run code would create ./SENTINEL here
+    result = runner.invoke(app, ["add", str(path)])
+    assert result.exit_code == 2, result.stdout
+    line = result.stderr.strip()
+    assert "\n" not in line and line.startswith(f"quizzer: {path}")
+    assert expected_message(path) in line
+    assert not (tmp_path / "SENTINEL").exists()
+    assert isolated_bank.read_bytes() == existing_bank
+
+
+def test_ten_megabyte_string_is_refused(existing_bank: bytes, isolated_bank: Path, tmp_path: Path) -> None:
+    path = tmp_path / "huge.yaml"
+    path.write_text("key: practice/huge\ntitle: '" + "x" * 10_000_000 + "'\n")
+    result = runner.invoke(app, ["add", str(path)])
+    assert result.exit_code == 2 and "a template may be at most" in result.stderr
+    assert isolated_bank.read_bytes() == existing_bank
