@@ -322,9 +322,8 @@ def decoder_layer_params(d_model: int, d_ff: int, bias: bool = True, norm_affine
 
 
 def stack_params(layer_params: int, n_layers: int) -> int:
-    """Parameters of n_layers independent blocks of layer_params each."""
-    blocks = nn.ParameterList(torch.empty(layer_params, device="meta") for _ in range(n_layers))
-    return _count(blocks)
+    """numel of the stacked, unshared parameters of n_layers layers: a meta tensor [n_layers, layer_params]."""
+    return torch.empty(n_layers, layer_params, device="meta").numel()
 
 
 def output_projection_params(d_model: int, vocab: int, bias: bool = False, tied: bool = False) -> int:

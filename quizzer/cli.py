@@ -193,6 +193,20 @@ def topics(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
 
 @app.command()
 @reports_errors
+def coverage(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """What the bank covers: per topic, paper and kind, and which misconceptions it can diagnose."""
+    from quizzer.bank.store import all_templates
+    from quizzer.catalog import load_catalog
+    from quizzer.coverage import measure, render_text
+
+    catalog = load_catalog()
+    with bank_session() as session:
+        report = measure(all_templates(session=session), catalog)
+    typer.echo(json.dumps(report.to_json(), indent=2) if as_json else render_text(report, catalog))
+
+
+@app.command()
+@reports_errors
 def show(
     key: Annotated[str, typer.Argument(help="Question key, e.g. '2024T3_Q1_NA Q277'.")],
     seed: Annotated[int, typer.Option(min=0, help="Instance seed (0 = the notes' canonical numbers).")] = 0,
@@ -263,10 +277,12 @@ def grade(
                                "misconception": verdict.misconception, "reading": verdict.reading,
                                "recorded": not dry_run}, indent=2, ensure_ascii=False))
         return
-    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — you answered {verdict.reading}; "
-               f"expected {verdict.expected}.")
+    from quizzer.mathtext import render_math
+
+    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — you answered {render_math(verdict.reading or '')}; "
+               f"expected {render_math(verdict.expected)}.")
     if verdict.feedback:
-        typer.echo(verdict.feedback)
+        typer.echo(render_math(verdict.feedback))
 
 
 # --- helpers ------------------------------------------------------------------------------------

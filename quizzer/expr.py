@@ -279,6 +279,10 @@ def _compare(node: ast.Compare) -> Closure:
     first = _build(node.left)
     rest = [(_COMPARE[type(op)], _build(c)) for op, c in zip(node.ops, node.comparators)]
 
+    if len(rest) == 1:  # a single comparison may be element-wise: where(scores == max(scores), ...)
+        (op, comparator), = rest
+        return lambda scope: (scope.tick(), bounded(op(first(scope), comparator(scope))))[1]
+
     def run(scope: _Scope) -> Any:
         scope.tick()
         left = first(scope)
@@ -317,7 +321,8 @@ def _call(node: ast.Call) -> Closure:
             return bounded(function(*values, **keywords))
         except ExprError:
             raise
-        except (TypeError, ValueError, IndexError, ArithmeticError) as exc:
+        except (TypeError, ValueError, IndexError, ArithmeticError, RuntimeError) as exc:
+            # RuntimeError: how PyTorch reports bad shapes when templates run on the torch backend.
             raise ExprError(f"{name}(): {_describe(exc)}") from None
     return run
 

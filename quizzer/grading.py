@@ -114,9 +114,10 @@ def _finite_float(value: Any) -> float | None:
 
 @dataclass(frozen=True)
 class WrongAnswer:
-    """A misconception: a wrong answer computed under one named mistake."""
+    """A misconception: a wrong answer computed under one named mistake (``id`` None: a
+    choice distractor that has feedback of its own but names no catalogued mistake)."""
 
-    id: str
+    id: str | None
     value: Any              # same type as the expected value (choice/multi: index / frozenset of indices)
     feedback: str
 
@@ -338,11 +339,14 @@ def _grade_multi(spec: AnswerSpec, got: frozenset[int]) -> _Outcome:
     if extra:
         parts.append(f"{_letters(extra)} should not be selected")
     feedback = "; ".join(parts)
-    # A selected distractor that names a mistake explains itself, whatever else was chosen.
-    distractor = next((wrong for wrong in spec.wrong_answers if _single_option(wrong.value) in extra), None)
-    if distractor:
-        feedback = f"{feedback} — {distractor.feedback}"
-    return _Outcome("partial" if score > 0 else "incorrect", score, feedback, distractor.id if distractor else None)
+    # Each selected distractor explains itself, whatever else was chosen; the first named mistake is recorded.
+    chosen = [wrong for wrong in spec.wrong_answers if _single_option(wrong.value) in extra]
+    if len(chosen) == 1:
+        feedback = f"{feedback} — {chosen[0].feedback}"
+    elif chosen:
+        feedback = f"{feedback} — " + " ".join(f"{_letters([int(w.value)])}: {w.feedback}" for w in chosen)
+    named = next((wrong.id for wrong in chosen if wrong.id), None)
+    return _Outcome("partial" if score > 0 else "incorrect", score, feedback, named)
 
 
 def _single_option(value: Any) -> int | None:

@@ -218,9 +218,9 @@ _MARKDOWN = re.compile(
     | `+                                        # unmatched backticks: literal
     | \\.                                       # escaped character, e.g. \$
     | \$\$(?P<display>(?:[^$\\]|\\.)+?)\$\$[ \t]*
-    | \$(?![\s$])(?![\d.,]+(?:\s|\Z))           # not "$5 and …"
+    | \$(?![\s$])                              # pandoc's rule: no space inside the dollars,
       (?P<inline>(?:[^$\\\n]|\\.|\n(?![ \t]*\n))+?)
-      (?<!\s)\$(?!\d)
+      (?<!\s)\$(?!\d)                           # and no digit right after the closing one ("$5 and $6")
     """,
     re.MULTILINE | re.DOTALL | re.VERBOSE,
 )

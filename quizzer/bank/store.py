@@ -105,6 +105,11 @@ def _suggest(session: Session, key: str) -> str:
     return f" (did you mean {close[0]!r}?)" if close else "; see 'quizzer list'"
 
 
+def all_templates(*, session: Session) -> list[schema.Template]:
+    """Every template in the bank, parsed."""
+    return [parse_stored(row.source_yaml, row.content_hash, row.key) for row in select_templates(session=session)]
+
+
 def select_templates(*, session: Session, keys: Sequence[str] = (), topic: str | None = None,
                      week: int | None = None, paper: str | None = None) -> list[Template]:
     """Templates matching every given filter, ordered by week then key."""

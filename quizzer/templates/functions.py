@@ -150,7 +150,9 @@ def _trim(x: float, decimals: int) -> str:
         return "∞" if x > 0 else "-∞"
     if x != 0 and (abs(x) < 10 ** -decimals or abs(x) >= 1e12):
         return f"{x:.{max(decimals - 1, 1)}e}"
-    text = f"{round(x, decimals):.{decimals}f}".rstrip("0").rstrip(".")
+    text = f"{round(x, decimals):.{decimals}f}"
+    if "." in text:  # trim only decimals: 820 with 0 decimals stays 820
+        text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 
 

@@ -266,7 +266,8 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) ->
         return tuple(
             WrongAnswer(choice.misconception, shown, _feedback(template, env, choice.feedback, choice.misconception,
                                                                f"choices.{i}.feedback"))
-            for shown, i in enumerate(order) if (choice := template.choices[i]).misconception
+            for shown, i in enumerate(order)
+            if not (choice := template.choices[i]).correct and (choice.misconception or choice.feedback)
         )
     wrong = []
     for i, m in enumerate(template.misconceptions):
@@ -277,8 +278,11 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) ->
     return tuple(wrong)
 
 
-def _feedback(template: Template, env: dict[str, Any], text: str | None, misconception: str, where: str) -> str:
-    return _render(template, env, text, where) if text else misconception_feedback(misconception)
+def _feedback(template: Template, env: dict[str, Any], text: str | None, misconception: str | None,
+              where: str) -> str:
+    if text:
+        return _render(template, env, text, where)
+    return misconception_feedback(misconception) if misconception else ""
 
 
 def _tolerance(template: Template) -> Tolerance:
@@ -296,6 +300,8 @@ def _answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> s
         return "; ".join(f"({chr(97 + i)}) {choices[i]}" for i in sorted(answer))
     if template.kind == "integer":
         return f"{answer:,}"
+    if template.kind in ("vector", "matrix") and np.all(answer == np.round(answer)):
+        return show(answer)  # token ids, counts, 0/1 masks: whole numbers read best without decimals
     if template.kind in ("number", "vector", "matrix"):
         tolerance = template.tolerance
         if tolerance.abs is not None:

@@ -81,6 +81,12 @@ class Choice(_Strict):
     misconception: str | None = None
     feedback: str | None = Field(default=None, max_length=4000)
 
+    @model_validator(mode="after")
+    def _misconceptions_are_wrong(self) -> Choice:
+        if self.correct and self.misconception:
+            raise ValueError("a correct choice cannot name a misconception")
+        return self
+
 
 class Misconception(_Strict):
     """A wrong answer computed under one named mistake, with what to tell the student."""

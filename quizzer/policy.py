@@ -1,0 +1,169 @@
+"""What to practise next: due reviews, then the weakest unlocked topic, interleaved.
+
+:func:`next_question` decides in this order:
+
+1. **Interleaving** narrows the candidates first: never the template shown last, and none
+   of ``recent_keys`` (the last N shown, oldest first) while any other template remains.
+   It applies to every rule below, so a card whose 1-minute learning step is due does not
+   come straight back.
+2. **Due reviews** (``quizzer.review``) win, most overdue first.
+3. Otherwise the **weakest topic** (lowest BKT ``p_known``; unseen topics sit at the prior)
+   among those whose prerequisites are reasonably mastered (``p_known`` ≥ 0.6, or the
+   prerequisite has no template among the candidates and so cannot be practised), and of
+   its templates the least recently reviewed (never-seen first).  When interleaving leaves
+   no unlocked topic, the weakest remaining one is taken rather than nothing.
+
+Ties are broken by the caller's ``random.Random`` after sorting by key, so a seeded
+generator gives the same pick whatever order the candidates come in.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol, TypeVar
+
+from quizzer.mastery import BKTParams, TopicMastery
+from quizzer.review import ReviewState, is_due, overdue, require_utc
+
+PREREQUISITE_THRESHOLD = 0.6
+T = TypeVar("T")
+
+
+class CandidateLike(Protocol):
+    """A template as the policy needs it (``quizzer.templates.schema.Template`` fits)."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def topics(self) -> Sequence[str]: ...
+
+
+class TopicLike(Protocol):
+    """A topic as the policy needs it (``quizzer.catalog.Topic`` fits)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def prerequisites(self) -> Sequence[str]: ...
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A practisable template: its key and topic ids."""
+
+    key: str
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The chosen template and a short reason to show the student."""
+
+    key: str
+    reason: str
+    topic: str | None = None
+
+
+def _choose(items: Sequence[T], rng: random.Random) -> T:
+    """One of ``items``, sorted by the caller so that only ``rng`` decides."""
+    # No draw for a single item, so an unambiguous pick leaves the generator's stream alone.
+    return items[rng.randrange(len(items))] if len(items) > 1 else items[0]
+
+
+def interleaved(candidates: Sequence[CandidateLike], recent_keys: Sequence[str]) -> list[CandidateLike]:
+    """The candidates left after avoiding recent keys, relaxed only as far as needed."""
+    unique = list({c.key: c for c in candidates}.values())
+    recent = set(recent_keys)
+    fresh = [c for c in unique if c.key not in recent]
+    if fresh:
+        return fresh
+    not_last = [c for c in unique if not recent_keys or c.key != recent_keys[-1]]
+    return not_last or unique
+
+
+def _lowest(scored: Mapping[str, float], rng: random.Random) -> str:
+    """The key with the lowest score; ``rng`` among exact ties (sorted first for determinism)."""
+    low = min(scored.values())
+    return _choose(sorted(k for k, v in scored.items() if v == low), rng)
+
+
+def _due_pick(pool: Sequence[CandidateLike], review_states: Mapping[str, ReviewState], now: datetime,
+              rng: random.Random) -> Pick | None:
+    """The most overdue due review in ``pool``, if any."""
+    lateness = {c.key: overdue(review_states[c.key], now) for c in pool
+                if c.key in review_states and is_due(review_states[c.key], now)}
+    if not lateness:
+        return None
+    worst = max(lateness.values())
+    key = _choose(sorted(k for k, v in lateness.items() if v == worst), rng)
+    return Pick(key, f"review due{_describe(worst)}")
+
+
+def _describe(late: timedelta) -> str:
+    """A rough human lateness, or nothing under a minute."""
+    seconds = late.total_seconds()
+    if seconds < 60:
+        return ""
+    return f" ({_duration(seconds)} overdue)"
+
+
+def _duration(seconds: float) -> str:
+    """Whole days, hours or minutes."""
+    if seconds >= 86400:
+        return f"{int(seconds // 86400)} d"
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 60)} min"
+
+
+def unlocked(topic: str, p_known: Mapping[str, float], topics: Mapping[str, TopicLike],
+             practisable: set[str]) -> bool:
+    """Whether every prerequisite of ``topic`` is reasonably mastered or cannot be practised."""
+    info = topics.get(topic)
+    prerequisites = info.prerequisites if info is not None else ()
+    return all(p not in practisable or p_known.get(p, 0.0) >= PREREQUISITE_THRESHOLD for p in prerequisites)
+
+
+def _least_recent(keys: Sequence[str], review_states: Mapping[str, ReviewState], rng: random.Random) -> str:
+    """The key reviewed longest ago; never-reviewed keys come first."""
+    def seen(key: str) -> float:
+        state = review_states.get(key)
+        last = state.last_review if state is not None else None
+        return last.timestamp() if last is not None else float("-inf")
+    return _lowest({key: seen(key) for key in keys}, rng)
+
+
+def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateLike],
+                  mastery: Mapping[str, TopicMastery], review_states: Mapping[str, ReviewState],
+                  topics: Mapping[str, TopicLike], prior: float, rng: random.Random) -> Pick:
+    """A least-recently-seen template of the weakest unlocked topic in ``pool``."""
+    covered = {t for c in pool for t in c.topics}
+    if not covered:  # topic-less templates only: nothing to rank, so spread the practice
+        return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently seen")
+    practisable = {t for c in candidates for t in c.topics}
+    p_known = {t: mastery[t].p_known if t in mastery else prior for t in practisable}
+    open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
+    # Interleaving may have removed every unlocked topic's templates: then the weakest left.
+    topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
+    key = _least_recent([c.key for c in pool if topic in c.topics], review_states, rng)
+    name = topics[topic].name if topic in topics else topic
+    gated = "" if open_topics else "; prerequisites not yet mastered"
+    return Pick(key, f"weakest topic: {name} ({p_known[topic]:.0%}){gated}", topic)
+
+
+def next_question(candidates: Sequence[CandidateLike], mastery: Mapping[str, TopicMastery],
+                  review_states: Mapping[str, ReviewState], topics: Mapping[str, TopicLike],
+                  recent_keys: Sequence[str], now: datetime, rng: random.Random,
+                  prior: float = BKTParams().p_init) -> Pick:
+    """The template to practise next, with the reason (see the module docstring for the rules)."""
+    if not candidates:
+        raise ValueError("no candidate templates to choose from")
+    now = require_utc(now)  # checked here too: with nothing due, ``now`` would otherwise go unread
+    pool = interleaved(candidates, recent_keys)
+    return (_due_pick(pool, review_states, now, rng)
+            or _weakest_pick(pool, candidates, mastery, review_states, topics, prior, rng))
