@@ -104,7 +104,7 @@ def test_selection_filters(imported: Session) -> None:
 
 
 def test_unknown_key_suggests(imported: Session) -> None:
-    with pytest.raises(UserError, match="did you mean '2024T3_Q1_NA Q277'"):
+    with pytest.raises(UserError, match="did you mean '2024T3_Q1_NA Q278'"):
         get_template(session=imported, key="2024T3_Q1_NA Q278x")
 
 
