@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,3 +20,26 @@ def isolated_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("QUIZZER_QUESTIONS_DIR", raising=False)
     monkeypatch.delenv("QUIZZER_ENGINE_BACKEND", raising=False)
     return db
+
+
+@pytest.fixture(scope="session")
+def bundled_bank_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A bank with every bundled template imported, built once per test run."""
+    from quizzer.bank.db import new_session, open_bank
+    from quizzer.bank.store import import_bundled
+    from quizzer.catalog import load_catalog, questions_dir
+
+    path = tmp_path_factory.mktemp("bundled") / "bank.sqlite"
+    engine = open_bank(str(path))
+    with new_session(engine) as session:
+        import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
+        session.commit()
+    engine.dispose()
+    return path
+
+
+@pytest.fixture
+def bundled_bank(bundled_bank_file: Path, isolated_bank: Path) -> Path:
+    """This test's own copy of the prepared bank, at the path QUIZZER_DB names."""
+    shutil.copyfile(bundled_bank_file, isolated_bank)
+    return isolated_bank

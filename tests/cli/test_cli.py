@@ -15,6 +15,12 @@ runner = CliRunner()
 KEY = "2024T3_Q1_NA Q277"
 
 
+@pytest.fixture(autouse=True)
+def prepared(bundled_bank: Path) -> Path:
+    """Every CLI test starts from a bank with the bundled questions already imported."""
+    return bundled_bank
+
+
 def run(*args: str) -> tuple[int, str, str]:
     result = runner.invoke(app, list(args))
     return result.exit_code, result.stdout, result.stderr

@@ -21,9 +21,9 @@ def expected_message(path: Path) -> str:
 
 
 @pytest.fixture
-def existing_bank(isolated_bank: Path) -> bytes:
+def existing_bank(bundled_bank: Path) -> bytes:
     assert runner.invoke(app, ["list"]).exit_code == 0
-    return isolated_bank.read_bytes()
+    return bundled_bank.read_bytes()
 
 
 def test_corpus_is_large_enough() -> None:
