@@ -42,6 +42,13 @@ def random_mask(rng: np.random.Generator, B: int, T_q: int, T_k: int) -> np.ndar
     return mask
 
 
+def close64(actual: np.ndarray, expected: np.ndarray) -> None:
+    """Agreement in float64. Whole layers are compared in double precision: a post-LN over a
+    few features divides by a small standard deviation, which amplifies float32 rounding past
+    any fixed float32 tolerance, while a real wiring error shows at every precision."""
+    np.testing.assert_allclose(actual, expected, rtol=1e-9, atol=1e-10)
+
+
 def randomized(module: nn.Module, seed: int) -> dict[str, np.ndarray]:
     """Fill every parameter (biases and norm affines included) with N(0, 0.5²); return the
     state_dict as NumPy, the form the engine's layer functions take."""
@@ -216,10 +223,10 @@ def test_ffn_and_norms_backends_agree(seed: int, B: int, T: int, d: int, d_ff: i
 
 
 def layer_inputs(seed: int, B: int, T: int, S: int, h: int, d_k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Decoder/encoder input [B, T, d], memory [B, S, d] and a causal+random self mask [B, T, T]."""
+    """float64 decoder/encoder input [B, T, d], memory [B, S, d] and a causal+random self mask [B, T, T]."""
     rng = np.random.default_rng(seed)
     mask = random_mask(rng, B, T, T) & NP.causal_mask(T)  # the diagonal always stays visible
-    return normal(rng, B, T, h * d_k), normal(rng, B, S, h * d_k), mask
+    return normal(rng, B, T, h * d_k).astype(np.float64), normal(rng, B, S, h * d_k).astype(np.float64), mask
 
 
 @FEW
@@ -230,11 +237,11 @@ def test_encoder_layer_equals_torch_module(
     x, _, causal = layer_inputs(seed, B, T, 1, h, d_k)
     mask = causal if masked else None
     module = nn.TransformerEncoderLayer(h * d_k, h, 3, dropout=0.0, batch_first=True, norm_first=norm_first, bias=bias)
-    sd = randomized(module, seed)
+    sd = randomized(module.double(), seed)
     with torch.no_grad():
         expected = module.eval()(torch.from_numpy(x), src_mask=torch_mask(mask, h)).numpy()
     for backend in (NP, PT):
-        close(backend.encoder_layer(x, sd, mask, norm_first, num_heads=h), expected)
+        close64(backend.encoder_layer(x, sd, mask, norm_first, num_heads=h), expected)
 
 
 @FEW
@@ -248,13 +255,13 @@ def test_decoder_layer_equals_torch_module(
     y, memory, tgt_mask = layer_inputs(seed, B, T, S, h, d_k)
     memory_mask = random_mask(np.random.default_rng(seed + 1), B, T, S) if masked else None
     module = nn.TransformerDecoderLayer(h * d_k, h, 3, dropout=0.0, batch_first=True, norm_first=norm_first, bias=bias)
-    sd = randomized(module, seed)
+    sd = randomized(module.double(), seed)
     with torch.no_grad():
         expected = module.eval()(
             torch.from_numpy(y), torch.from_numpy(memory), tgt_mask=torch_mask(tgt_mask, h), memory_mask=torch_mask(memory_mask, h)
         ).numpy()
     for backend in (NP, PT):
-        close(backend.decoder_layer(y, memory, sd, tgt_mask, memory_mask, norm_first, num_heads=h), expected)
+        close64(backend.decoder_layer(y, memory, sd, tgt_mask, memory_mask, norm_first, num_heads=h), expected)
 
 
 # ------------------------------------------------------------ positions
