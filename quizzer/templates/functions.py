@@ -103,6 +103,15 @@ def _round(x: Any, decimals: int = 0) -> Any:
     return np.round(x, int(decimals))
 
 
+def _extreme(pick: Callable[..., Any], reduce: Callable[..., Any]) -> Function:
+    """min/max of several values, or of every entry of one array (any shape), like NumPy's."""
+    def call(*values: Any) -> Any:
+        if len(values) == 1 and isinstance(values[0], np.ndarray):
+            return reduce(values[0])
+        return pick(*values)
+    return call
+
+
 def _as_int(x: Any) -> int:
     value = float(x)
     if not value.is_integer():
@@ -114,7 +123,7 @@ MATH: dict[str, Function] = {
     "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "abs": np.abs,
     "floor": math.floor, "ceil": math.ceil, "round": _round, "int": _as_int, "float": float,
-    "min": min, "max": max, "sum": np.sum, "prod": np.prod, "mean": np.mean, "var": np.var, "std": np.std,
+    "min": _extreme(min, np.min), "max": _extreme(max, np.max), "sum": np.sum, "prod": np.prod, "mean": np.mean, "var": np.var, "std": np.std,
     "argmax": lambda x: int(np.argmax(x)), "argmin": lambda x: int(np.argmin(x)),
     "all": lambda x: bool(np.all(x)), "any": lambda x: bool(np.any(x)), "len": len,
     "array": lambda x: np.array(x, dtype=float), "zeros": _array_maker(np.zeros), "ones": _array_maker(np.ones),
