@@ -84,9 +84,27 @@ def root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
 ) -> None:
-    """Exam revision for the Transformers course."""
+    """Exam revision for the Transformers course. With no command: open the practice app."""
     if ctx.invoked_subcommand is None:
-        typer.echo(ctx.get_help())
+        _run_app()
+
+
+def _run_app(topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
+    from quizzer.tui.app import Filters, make_app
+
+    make_app(filters=Filters(topic=topic, week=week, paper=paper)).run()
+
+
+@app.command()
+@reports_errors
+def practise(
+    topic: Annotated[Optional[str], typer.Option(help="Practise this topic id.")] = None,
+    week: Annotated[Optional[int], typer.Option(help="Practise this week.")] = None,
+    paper: Annotated[Optional[str], typer.Option(help="Practise the routed questions of this paper.")] = None,
+) -> None:
+    """Open the practice app on the given selection (no options: the dashboard)."""
+    _check_filters(topic=topic, paper=paper)
+    _run_app(topic, week, paper)
 
 
 # --- adding and checking templates -------------------------------------------------------------
@@ -154,7 +172,7 @@ def list_templates(
     from quizzer.bank.store import select_templates, template_topics
 
     with bank_session() as session:
-        _check_filters(session, topic=topic, paper=paper)
+        _check_filters(topic=topic, paper=paper)
         rows = select_templates(session=session, topic=topic, week=week, paper=paper)
         links = template_topics(session=session)
     items = [{"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
@@ -239,7 +257,7 @@ def generate(
     from quizzer.selection import choose_instances
 
     with bank_session() as session:
-        _check_filters(session, topic=topic, paper=paper)
+        _check_filters(topic=topic, paper=paper)
         instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
                                      n=n, seed=seed)
     if fmt is Format.json:
@@ -293,7 +311,7 @@ def _template(session: Session, key: str) -> Any:
     return get_template(session=session, key=key)
 
 
-def _check_filters(session: Session, *, topic: str | None, paper: str | None) -> None:
+def _check_filters(*, topic: str | None, paper: str | None) -> None:
     """Unknown topic or paper ids are bad input, not an empty result."""
     from quizzer.catalog import load_catalog
 

@@ -44,12 +44,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def open_bank(url: str | None = None) -> Engine:
-    """Connect, create the schema if new, and refuse a bank from a newer version of quizzer."""
+def open_bank(url: str | None = None, *, cross_thread: bool = False) -> Engine:
+    """Connect, create the schema if new, and refuse a bank from a newer version of quizzer.
+
+    ``cross_thread``: the app opens the bank in a worker thread and then uses it from the UI
+    thread (never both at once), which SQLite's default same-thread check would refuse."""
     url = database_url(url)
+    connect_args: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        connect_args = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": not cross_thread}
     if url.startswith("sqlite:///"):
         _check_sqlite_file(Path(url.removeprefix("sqlite:///")))
-    engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000} if url.startswith("sqlite") else {})
+    engine = create_engine(url, connect_args=connect_args)
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     try:

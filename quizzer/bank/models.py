@@ -77,3 +77,12 @@ class Attempt(SQLModel, table=True):
     misconception: str | None = Field(default=None, index=True)
     seconds: float | None = None
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ReviewCard(SQLModel, table=True):
+    """One template's spaced-review state (an FSRS card as JSON, see ``quizzer.review``)."""
+
+    template_key: str = Field(foreign_key="template.key", primary_key=True, ondelete="CASCADE")
+    state_json: str
+    due: datetime = Field(index=True)
+    updated_at: datetime = Field(default_factory=utcnow)

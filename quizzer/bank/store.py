@@ -11,6 +11,7 @@ import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from sqlmodel import Session, col, delete, select
@@ -133,12 +134,14 @@ def template_topics(*, session: Session) -> dict[str, list[str]]:
 
 
 def record_attempt(*, session: Session, key: str, seed: int, response: str, verdict: Verdict,
-                   seconds: float | None = None) -> Attempt:
-    """Store one graded attempt (never an invalid one) and commit it at once: nothing answered is lost."""
+                   seconds: float | None = None, at: datetime | None = None) -> Attempt:
+    """Store one graded attempt (never an invalid one) and commit it at once: nothing answered is lost.
+    ``at`` is when it was graded (UTC; default now), so a study session's clock is the one recorded."""
     if verdict.verdict == "invalid":
         raise ValueError("invalid responses are not attempts")
     attempt = Attempt(template_key=key, seed=seed, response=response, verdict=verdict.verdict,
-                      score=verdict.score, misconception=verdict.misconception, seconds=seconds)
+                      score=verdict.score, misconception=verdict.misconception, seconds=seconds,
+                      created_at=at or utcnow())
     session.add(attempt)
     session.commit()
     session.refresh(attempt)

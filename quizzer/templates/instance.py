@@ -107,7 +107,7 @@ def sample_values(template: Template, seed: int) -> dict[str, Any]:
     """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
     canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
     for draw in range(MAX_DRAWS):
-        env: dict[str, Any] = {}
+        env: dict[str, Any] = dict(MATH_CONSTANTS)  # pi, e, inf; a parameter of the same name wins
         for name, spec in template.params.items():
             env[name] = _canonical(canonical[name]) if name in canonical else _sample(
                 spec, (template.key, seed, name, draw), env, template, name)
@@ -317,7 +317,7 @@ def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) 
     if not isinstance(source, str):
         return source  # a literal number or bool written directly in YAML
     try:
-        return evaluate(compile_expr(source), {**MATH_CONSTANTS, **env}, template_functions())
+        return evaluate(compile_expr(source), env, template_functions())
     except ExprError as exc:
         raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
 

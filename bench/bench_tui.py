@@ -1,0 +1,138 @@
+"""Benchmarks of the terminal app, driven headless by Textual's Pilot as a student would use it.
+
+Each figure runs from the key press (or the app's start) until the screen's state shows the
+result: the dashboard filled from the bank, the verdict and worked solution in place, the next
+question's input mounted and focused.  Textual paints that state on its next frame.  The timed
+key is posted to the app as the terminal driver posts it, not through ``pilot.press``, whose
+own settling waits (some 60 ms) would otherwise be counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ITERATIONS = 20
+COLD_STARTS, WARM_STARTS = 3, 5
+SIZE = (120, 40)
+
+
+async def until(condition: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Poll (every millisecond, yielding to the app) until ``condition`` holds."""
+    deadline = time.perf_counter() + timeout
+    while not condition():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the app did not reach the expected state")
+        await asyncio.sleep(0.001)
+
+
+async def start_up(db: str) -> tuple[float, float]:
+    """Seconds from starting the app to the dashboard on screen, and to it filled from the bank."""
+    from textual.widgets import DataTable
+
+    from quizzer.tui.app import make_app
+    from quizzer.tui.screens.dashboard import DashboardScreen
+
+    app = make_app(db_url=db, seed=7)
+    started = time.perf_counter()
+    async with app.run_test(size=SIZE):
+        await until(lambda: isinstance(app.screen, DashboardScreen))
+        painted = time.perf_counter() - started
+        await until(lambda: app.screen.query_one("#topics", DataTable).row_count > 0)
+        filled = time.perf_counter() - started
+    return painted, filled
+
+
+async def practise(db: str) -> tuple[list[float], list[float], set[str]]:
+    """Seconds from submitting to the feedback shown, and from `n` to the next question shown."""
+    from textual.widgets import Markdown
+
+    from quizzer.tui.app import make_app
+    from quizzer.tui.screens.practice import PracticeScreen
+
+    app = make_app(db_url=db, seed=7)
+    submits: list[float] = []
+    nexts: list[float] = []
+    kinds: set[str] = set()
+    async with app.run_test(size=SIZE) as pilot:
+        await until(lambda: app.study is not None)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, PracticeScreen)
+        for _ in range(ITERATIONS):
+            await until(lambda: answer_ready(screen))
+            assert screen.question is not None
+            instance = screen.question.instance
+            kinds.add(instance.kind)
+            last_key = await prepare(pilot, screen, instance)
+            started = time.perf_counter()
+            key(app, last_key)
+            await until(lambda: screen.answered and bool(screen.query_one("#feedback", Markdown).children))
+            submits.append(time.perf_counter() - started)
+
+            shown = screen.question
+            started = time.perf_counter()
+            key(app, "n")
+            await until(lambda: screen.question is not shown and answer_ready(screen))
+            nexts.append(time.perf_counter() - started)
+    return submits, nexts, kinds
+
+
+def key(app: Any, name: str) -> None:
+    """Press one key as the terminal driver reports it (a single character is its own name)."""
+    from textual import events
+
+    app.post_message(events.Key(name, name if len(name) == 1 else {"enter": "\r"}.get(name)))
+
+
+def answer_ready(screen: Any) -> bool:
+    """The question's input is mounted and has the focus, so the student can answer."""
+    slot = screen.query_one("#answer-slot")
+    return screen.focused is not None and slot in screen.focused.ancestors
+
+
+async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
+    """Do everything before the submitting key (typing is the student's time, not the app's); return it."""
+    from textual.widgets import Input
+
+    if instance.kind == "text":
+        await pilot.press("enter")  # show the model answer; rating is the submission
+        return "3"
+    if instance.kind == "choice":
+        return chr(97 + instance.answer)
+    if instance.kind == "multi":
+        await pilot.press(*(chr(97 + i) for i in sorted(instance.answer)))
+        return "enter"
+    screen.query_one(Input).value = instance.answer_text
+    await pilot.pause()
+    return "enter"
+
+
+def row(label: str, seconds: list[float]) -> str:
+    ms = [s * 1000 for s in seconds]
+    return f"{label:<42} {statistics.median(ms):>9.1f} {min(ms):>9.1f} {max(ms):>9.1f} {len(ms):>4}"
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        cold = [asyncio.run(start_up(str(Path(folder) / f"cold{i}.sqlite"))) for i in range(COLD_STARTS)]
+        warm_db = str(Path(folder) / "warm.sqlite")
+        asyncio.run(start_up(warm_db))  # import once; the runs below open an up-to-date bank
+        warm = [asyncio.run(start_up(warm_db)) for _ in range(WARM_STARTS)]
+        submits, nexts, kinds = asyncio.run(practise(warm_db))
+    print(f"{'terminal app (Pilot, headless, 120x40)':<42} {'median ms':>9} {'min':>9} {'max':>9} {'n':>4}")
+    print(row("start → dashboard on screen", [p for p, _ in warm]))
+    print(row("start → dashboard filled (new bank)", [f for _, f in cold]))
+    print(row("start → dashboard filled (existing bank)", [f for _, f in warm]))
+    print(row("submit → feedback shown", submits))
+    print(row("next → new question shown", nexts))
+    print(f"question kinds answered: {', '.join(sorted(kinds))}")
+
+
+if __name__ == "__main__":
+    main()

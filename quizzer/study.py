@@ -1,0 +1,181 @@
+"""A student's study session: what to practise next, grading with memory, and the dashboard.
+
+This is the layer the terminal app drives; it never imports textual.  It takes the
+session it is given, a clock and a random generator, so tests fix all three.  Every
+graded attempt and its review state are committed the moment the answer is graded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from sqlmodel import Session, col, select
+
+from quizzer.bank.models import Attempt, ReviewCard, utcnow
+from quizzer.bank.store import all_templates, record_attempt
+from quizzer.catalog import Catalog
+from quizzer.grading import Verdict, grade, self_grade
+from quizzer.mastery import GradedAttempt, TopicMastery, mastered, replay
+from quizzer.policy import Pick, next_question
+from quizzer.review import ReviewState, is_due, new_state, rating_for, review
+from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.schema import Template
+
+RECENT = 5  # how many recently shown templates interleaving avoids
+Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    id: str
+    name: str
+    week: int
+    mastery: float
+    attempts: int
+    accuracy: float | None
+    due: int
+    templates: int
+    misconceptions: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    paper: str
+    mastered: int
+    routed: int
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    topics: list[TopicRow]
+    papers: list[PaperRow]
+    attempts: int
+    due: int
+
+
+@dataclass(frozen=True)
+class Question:
+    instance: Instance
+    reason: str
+
+
+@dataclass
+class Study:
+    """Everything the app asks of the bank for one learner."""
+
+    session: Session
+    catalog: Catalog
+    clock: Clock = utcnow
+    rng: random.Random = field(default_factory=random.Random)
+    recent: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=self.session)}
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def attempts(self) -> list[Attempt]:
+        return list(self.session.exec(select(Attempt).order_by(col(Attempt.created_at), col(Attempt.id))).all())
+
+    def review_states(self) -> dict[str, ReviewState]:
+        cards = self.session.exec(select(ReviewCard)).all()
+        return {card.template_key: ReviewState.from_json(card.state_json) for card in cards}
+
+    def mastery(self, attempts: Sequence[Attempt] | None = None) -> dict[str, TopicMastery]:
+        history = [GradedAttempt(a.template_key, a.seed, a.verdict, a.score, a.seconds, _utc(a.created_at))
+                   for a in (self.attempts() if attempts is None else attempts)]
+        return replay(history, {k: t.topics for k, t in self.templates.items()},
+                      {k: t.kind for k, t in self.templates.items()},
+                      {k: len(t.choices or ()) for k, t in self.templates.items() if t.choices})
+
+    def dashboard(self) -> Dashboard:
+        attempts = self.attempts()
+        mastery, states, now = self.mastery(attempts), self.review_states(), self._now()
+        due_keys = {key for key, state in states.items() if is_due(state, now)}
+        return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(mastery),
+                         len(attempts), len(due_keys))
+
+    def _topic_rows(self, attempts: Sequence[Attempt], mastery: dict[str, TopicMastery],
+                    due_keys: set[str]) -> list[TopicRow]:
+        rows = []
+        for topic in self.catalog.topics.values():
+            keys = {k for k, t in self.templates.items() if topic.id in t.topics}
+            mine = [a for a in attempts if a.template_key in keys]
+            state = mastery.get(topic.id)
+            errors = Counter(a.misconception for a in mine if a.misconception)
+            rows.append(TopicRow(topic.id, topic.name, topic.week, state.p_known if state else 0.0, len(mine),
+                                 sum(a.score for a in mine) / len(mine) if mine else None,
+                                 len(keys & due_keys), len(keys), tuple(errors.most_common(3))))
+        return rows
+
+    def _paper_rows(self, mastery: dict[str, TopicMastery]) -> list[PaperRow]:
+        """A routed question counts as mastered when every topic it is routed to is mastered."""
+        rows: dict[str, list[int]] = {}
+        for record in self.catalog.records.values():
+            done = all(mastered(mastery[t].p_known) if t in mastery else False for t in record.topics)
+            counts = rows.setdefault(record.paper, [0, 0])
+            counts[0] += done
+            counts[1] += 1
+        return [PaperRow(paper, done, total) for paper, (done, total) in sorted(rows.items())]
+
+    # --- practising ------------------------------------------------------------------------
+
+    def next(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None) -> Question:
+        """The next question for this learner within the filters, with a fresh seed."""
+        candidates = [t for t in self.templates.values()
+                      if (topic is None or topic in t.topics) and (week is None or t.week == week)
+                      and (paper is None or t.paper == paper)]
+        if not candidates:
+            raise LookupError("no questions match this selection")
+        pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,
+                                   self.recent[-RECENT:], self._now(), self.rng)
+        self.recent.append(pick.key)
+        return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
+
+    def submit(self, instance: Instance, response: str, seconds: float | None) -> Verdict:
+        """Grade a typed answer; a readable one is recorded and scheduled at once."""
+        verdict = grade(instance.spec, response)
+        if verdict.verdict != "invalid":
+            self._record(instance, response, verdict, seconds, self_rating=None)
+        return verdict
+
+    def self_rate(self, instance: Instance, rating: str, seconds: float | None) -> Verdict:
+        """A recall card rated by the student (again / hard / good / easy)."""
+        verdict = self_grade(instance.spec, rating)
+        if verdict.verdict != "invalid":
+            self._record(instance, rating, verdict, seconds, self_rating=rating)
+        return verdict
+
+    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
+                self_rating: str | None) -> None:
+        now = self._now()
+        card = self.session.get(ReviewCard, instance.key)
+        state = ReviewState.from_json(card.state_json) if card else new_state(now)
+        state = review(state, rating_for(verdict.verdict, verdict.score, seconds, instance.kind,
+                                         self_rating=self_rating), now)
+        card = card or ReviewCard(template_key=instance.key, state_json="", due=now)
+        card.state_json, card.due, card.updated_at = state.to_json(), state.due, now
+        self.session.add(card)
+        # record_attempt commits: the attempt and its review state land together.
+        record_attempt(session=self.session, key=instance.key, seed=instance.seed, response=response,
+                       verdict=verdict, seconds=seconds, at=now)
+
+    def paper_instances(self, paper: str, seed: int) -> list[Instance]:
+        """A mock exam: every routed question of ``paper``, in question order, with fresh numbers."""
+        keys = sorted((k for k, t in self.templates.items() if t.paper == paper),
+                      key=lambda k: int(k.rsplit("Q", 1)[1]))
+        if not keys:
+            raise LookupError(f"no routed questions for paper {paper!r}")
+        return [make_instance(self.templates[k], seed) for k in keys]
+
+    def _now(self) -> datetime:
+        return _utc(self.clock())
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite hands datetimes back naive; the bank stores UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

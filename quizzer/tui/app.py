@@ -1,0 +1,140 @@
+"""The quizzer terminal app: setup, key bindings and screen pushes — nothing else.
+
+``make_app`` builds it for the CLI and for tests alike; the bank is opened in a worker
+after the first paint, so the dashboard appears at once.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from textual import on, work
+from collections.abc import Iterable
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+from textual.binding import Binding
+from textual.message import Message
+
+from quizzer.bank.models import utcnow
+from quizzer.study import Clock, Study
+from quizzer.tui.screens.dashboard import DashboardScreen
+from quizzer.tui.screens.help import HelpScreen
+from quizzer.tui.screens.practice import PracticeScreen
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What `quizzer practise --topic/--week/--paper` asked for (None: open on the dashboard)."""
+
+    topic: str | None = None
+    week: int | None = None
+    paper: str | None = None
+
+    def any(self) -> bool:
+        return any(value is not None for value in (self.topic, self.week, self.paper))
+
+
+class QuizzerApp(App[None]):
+    CSS_PATH = "styles/app.tcss"
+    TITLE = "quizzer"
+    SUB_TITLE = "Transformers exam revision"
+    BINDINGS = [
+        Binding("question_mark", "help", "Help"),
+        Binding("ctrl+t", "toggle_theme", "Theme"),
+        Binding("ctrl+q", "quit", "Quit"),
+    ]
+
+    class Loaded(Message):
+        def __init__(self, study: Study) -> None:
+            self.study = study
+            super().__init__()
+
+    def __init__(self, *, db_url: str | None, filters: Filters, clock: Clock, seed: int | None) -> None:
+        super().__init__()
+        self.db_url, self.filters, self.clock, self.seed = db_url, filters, clock, seed
+        self.study: Study | None = None
+
+    def on_mount(self) -> None:
+        self.theme = "textual-dark"
+        self.push_screen(DashboardScreen())
+        self.load()
+
+    @work(thread=True, exclusive=True)
+    def load(self) -> None:
+        """Open the bank (importing changed bundled questions) off the UI thread."""
+        from quizzer.bank.db import new_session, open_bank
+        from quizzer.bank.store import import_bundled
+        from quizzer.catalog import load_catalog, questions_dir
+
+        engine = open_bank(self.db_url, cross_thread=True)
+        session = new_session(engine)
+        import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
+        session.commit()
+        study = Study(session=session, catalog=load_catalog(), clock=self.clock, rng=random.Random(self.seed))
+        self.post_message(self.Loaded(study))
+
+    @on(Loaded)
+    def loaded(self, event: Loaded) -> None:
+        self.study = event.study
+        self.refresh_dashboard()
+        if self.filters.any():
+            self.push_screen(PracticeScreen(event.study, topic=self.filters.topic, week=self.filters.week,
+                                            paper=self.filters.paper), callback=lambda _: self.refresh_dashboard())
+
+    def refresh_dashboard(self) -> None:
+        dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
+        if dashboard is not None and self.study is not None:
+            dashboard.show(self.study.dashboard())
+
+    @on(DashboardScreen.PractiseRequested)
+    def practise(self, event: DashboardScreen.PractiseRequested) -> None:
+        if self.study is not None:
+            self.push_screen(PracticeScreen(self.study, topic=event.topic),
+                             callback=lambda _: self.refresh_dashboard())
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_exam(self) -> None:
+        from quizzer.tui.screens.exam import MockExamScreen
+
+        if self.study is not None:
+            self.push_screen(MockExamScreen(self.study), callback=lambda _: self.refresh_dashboard())
+
+    def action_browse(self) -> None:
+        from quizzer.tui.screens.browser import BankBrowserScreen
+
+        if self.study is not None:
+            self.push_screen(BankBrowserScreen(self.study))
+
+    def action_history(self) -> None:
+        from quizzer.tui.screens.history import HistoryScreen
+
+        if self.study is not None:
+            self.push_screen(HistoryScreen(self.study))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Command-palette entries for the main actions, beside Textual's own."""
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Practise what I need most", "Next question chosen by mastery and reviews",
+                            lambda: self.post_message(DashboardScreen.PractiseRequested(None)))
+        yield SystemCommand("Mock exam", "Sit a routed paper with fresh numbers", self.action_exam)
+        yield SystemCommand("Bank browser", "Search templates and preview any seed", self.action_browse)
+        yield SystemCommand("History", "Accuracy and mastery over time", self.action_history)
+        yield SystemCommand("Toggle light/dark theme", "Switch between the light and dark theme",
+                            self.action_toggle_theme)
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+
+
+def make_app(*, db_url: str | None = None, filters: Filters = Filters(), clock: Clock = utcnow,
+             seed: int | None = None) -> QuizzerApp:
+    """The app as the CLI runs it; tests pass a fixed clock, seed and bank."""
+    return QuizzerApp(db_url=db_url, filters=filters, clock=clock, seed=seed)
+
+
+__all__ = ["Filters", "QuizzerApp", "make_app"]

@@ -1,0 +1,391 @@
+"""Mock exam: sit a routed paper with fresh numbers, optionally timed, marked only at the end."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, Input, Label, Markdown, Select, Static
+
+from quizzer.grading import Verdict, grade
+from quizzer.mathtext import render_math
+from quizzer.study import Study
+from quizzer.templates.instance import Instance
+from quizzer.tui.screens.practice import answer_widget
+from quizzer.tui.widgets.answer_box import AnswerBox
+from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.question_view import (VERDICT_STYLE, answer_markdown, feedback_markdown,
+                                                  question_markdown)
+from quizzer.tui.widgets.recall_box import RecallBox
+
+TIMER_CHOICES = ((0, "No timer"), (1, "1 min per question"), (2, "2 min per question"),
+                 (3, "3 min per question"), (5, "5 min per question"))
+DEFAULT_MINUTES = 2
+VERDICT_COLOUR = {"correct": "green", "partial": "yellow", "incorrect": "red"}
+OUTCOMES = {"correct": "correct", "partial": "partly right", "incorrect": "not quite", "unanswered": "unanswered"}
+
+
+@dataclass
+class Slot:
+    """One question of the sitting: its latest answer (graded silently) and the time spent on it."""
+
+    instance: Instance
+    response: str | None = None
+    verdict: Verdict | None = None
+    seconds: float = 0.0
+
+
+def clock_text(seconds: float) -> str:
+    """`m:ss` (or `h:mm:ss`), never negative."""
+    minutes, secs = divmod(max(int(seconds), 0), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
+
+
+class MockExamScreen(Screen[None]):
+    """Pick a paper and a timer, answer every question without feedback, then see it marked."""
+
+    CSS_PATH = "../styles/exam.tcss"
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("r", "new_seed", "New numbers"),
+        Binding("t", "cycle_timer", "Timer"),
+        Binding("ctrl+left", "move(-1)", "Previous", priority=True),
+        Binding("ctrl+right", "move(1)", "Next", priority=True),
+        Binding("left_square_bracket", "move(-1)", "Previous", show=False),
+        Binding("right_square_bracket", "move(1)", "Next", show=False),
+        Binding("ctrl+f", "finish", "Finish", priority=True),
+        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False),
+        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False),
+    ]
+    PHASE_ACTIONS = {"new_seed": "picker", "cycle_timer": "picker", "move": "sitting", "finish": "sitting",
+                     "scroll_question": "sitting"}
+
+    phase: reactive[str] = reactive("picker", bindings=True)
+
+    def __init__(self, study: Study) -> None:
+        super().__init__()
+        self.study = study
+        self.counts = Counter(t.paper for t in study.templates.values() if t.paper)
+        self.paper, self.seed, self.minutes = "", 0, DEFAULT_MINUTES
+        self.slots: list[Slot] = []
+        self.index = 0
+        self.started: datetime | None = None
+        self.shown_at: datetime | None = None
+        self.finished: datetime | None = None
+        self.deadline: datetime | None = None
+        self.timer: Timer | None = None
+        self.pending: str | None = None  # the action the confirmation bar asks about
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with ContentSwitcher(initial="exam-picker", id="exam-phases"):
+            with Vertical(id="exam-picker"):
+                yield Static("Sit a routed paper with fresh numbers. Nothing is marked until you finish; until "
+                             "then you can move between questions and change any answer. [b]enter[/] starts "
+                             "the highlighted paper.", id="exam-intro")
+                with Horizontal(id="exam-options"):
+                    yield Label("Seed", classes="exam-label")
+                    yield Input(type="integer", id="exam-seed", tooltip="The same seed gives the same numbers")
+                    yield Label("Timer", classes="exam-label")
+                    yield Select([(label, minutes) for minutes, label in TIMER_CHOICES], value=DEFAULT_MINUTES,
+                                 allow_blank=False, id="exam-timer")
+                yield DataTable(id="exam-papers", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="exam-sitting"):
+                yield Static("", id="exam-status")
+                with VerticalScroll(id="exam-scroll"):
+                    yield Markdown("", id="exam-question")
+                # The answer stays in view below a long question, which scrolls on its own.
+                yield Vertical(id="exam-answer-slot")
+                yield Static("", id="exam-saved")
+                with Horizontal(id="exam-confirm"):
+                    yield Static("", id="exam-confirm-text")
+                    yield Button("Finish", id="exam-confirm-yes", variant="warning")
+                    yield Button("Keep going", id="exam-confirm-no", variant="primary")
+            with Vertical(id="exam-summary"):
+                yield Static("", id="exam-score")
+                yield DataTable(id="exam-marks", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="exam-detail-scroll"):
+                    yield Markdown("", id="exam-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Mock exam"
+        self.query_one("#exam-seed", Input).value = str(self._draw_seed())
+        papers = self.query_one("#exam-papers", DataTable)
+        papers.add_columns("Paper", "Questions", "Time allowed")
+        self._fill_papers()
+        papers.focus()
+        self.query_one("#exam-marks", DataTable).add_columns("#", "Key", "Verdict", "Score", "Time", "Title")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Each phase shows and accepts only its own keys."""
+        phase = self.PHASE_ACTIONS.get(action)
+        return phase is None or phase == self.phase
+
+    # --- picking a paper -------------------------------------------------------------------
+
+    def _draw_seed(self) -> int:
+        return self.study.rng.randrange(1, 1_000_000)
+
+    def _fill_papers(self) -> None:
+        papers = self.query_one("#exam-papers", DataTable)
+        row = papers.cursor_row
+        papers.clear()
+        for paper in self.study.catalog.papers:
+            count = self.counts[paper]
+            allowed = f"{count * self.minutes} min" if self.minutes else "untimed"
+            papers.add_row(paper, str(count), allowed, key=paper)
+        papers.move_cursor(row=row)
+
+    def action_new_seed(self) -> None:
+        self.query_one("#exam-seed", Input).value = str(self._draw_seed())
+
+    def action_cycle_timer(self) -> None:
+        choices = [minutes for minutes, _ in TIMER_CHOICES]
+        timer = self.query_one("#exam-timer", Select)
+        timer.value = choices[(choices.index(self.minutes) + 1) % len(choices)]
+
+    @on(Select.Changed, "#exam-timer")
+    def timer_changed(self, event: Select.Changed) -> None:
+        self.minutes = int(event.value)  # type: ignore[call-overload]
+        self._fill_papers()
+
+    @on(DataTable.RowSelected, "#exam-papers")
+    async def paper_chosen(self, event: DataTable.RowSelected) -> None:
+        seed_input = self.query_one("#exam-seed", Input)
+        if not seed_input.value.lstrip("-").isdigit():
+            seed_input.value = str(self._draw_seed())
+        await self.start(str(event.row_key.value), int(seed_input.value))
+
+    async def start(self, paper: str, seed: int) -> None:
+        """Generate the paper's questions from ``seed`` and start the clock."""
+        try:
+            instances = self.study.paper_instances(paper, seed)
+        except LookupError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        self.paper, self.seed = paper, seed
+        self.slots = [Slot(instance) for instance in instances]
+        self.started = self.shown_at = self._now()
+        self.deadline = self.started + timedelta(minutes=self.minutes * len(self.slots)) if self.minutes else None
+        if self.deadline is not None:
+            self.timer = self.set_interval(1, self.update_timer)
+        self.phase = "sitting"
+        self.query_one(ContentSwitcher).current = "exam-sitting"
+        self.update_timer()
+        await self._show_question(0)
+
+    # --- sitting ---------------------------------------------------------------------------
+
+    def update_timer(self) -> None:
+        """Refresh the time left in the header; end the exam when it has run out."""
+        if self.phase != "sitting":
+            return
+        header = f"Mock exam · {self.paper} · seed {self.seed}"
+        if self.deadline is None:
+            self.sub_title = header
+            return
+        left = (self.deadline - self._now()).total_seconds()
+        self.sub_title = f"{header} · {clock_text(left)} left"
+        if left <= 0:
+            self.notify("Time is up: unanswered questions count as unanswered.", title="Exam over")
+            self._finish()
+
+    async def _show_question(self, index: int) -> None:
+        self._stop_the_clock()
+        self.index = index
+        instance = self.slots[index].instance
+        self.query_one("#exam-question", Markdown).update(question_markdown(instance, f"{index + 1}. "))
+        slot = self.query_one("#exam-answer-slot", Vertical)
+        await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
+        await slot.mount(answer_widget(instance))
+        self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The status line (where am I, what is answered) and this question's saved answer."""
+        marks = ""
+        for number, slot in enumerate(self.slots, 1):
+            mark = f" {'●' if slot.response is not None else '○'} {number} "
+            style = "reverse" if number - 1 == self.index else "b" if slot.response is not None else "dim"
+            marks += f"[{style}]{mark}[/]"
+        answered = sum(s.response is not None for s in self.slots)
+        self.query_one("#exam-status", Static).update(
+            f"Question {self.index + 1} of {len(self.slots)} · {answered} answered   {marks}")
+        current = self.slots[self.index]
+        saved = ""
+        if current.verdict is not None:
+            shown = current.verdict.reading or current.response or ""
+            saved = f"Saved answer: [b]{render_math(shown)}[/] [dim]— answer again to change it[/]"
+        if answered == len(self.slots):
+            saved += "\nEvery question is answered: [b]ctrl+f[/] finishes and marks the paper."
+        self.query_one("#exam-saved", Static).update(saved.strip())
+
+    def _stop_the_clock(self) -> None:
+        """Add the time since the current question was shown to its total."""
+        now = self._now()
+        if self.slots and self.shown_at is not None:
+            self.slots[self.index].seconds += (now - self.shown_at).total_seconds()
+        self.shown_at = now
+
+    async def action_move(self, step: int) -> None:
+        """Previous (-1) or next (+1) question."""
+        target = self.index + step
+        if 0 <= target < len(self.slots):
+            self._hide_confirm()
+            await self._show_question(target)
+
+    def action_scroll_question(self, pages: int) -> None:
+        """Page through a long question while the focus stays in the answer."""
+        scroll = self.query_one("#exam-scroll", VerticalScroll)
+        scroll.scroll_relative(y=pages * max(scroll.size.height - 1, 1))
+
+    @on(AnswerBox.Submitted)
+    @on(ChoiceBox.Submitted)
+    async def submitted(self, event: AnswerBox.Submitted | ChoiceBox.Submitted) -> None:
+        await self._answer(event.text)
+
+    @on(RecallBox.Rated)
+    async def rated(self, event: RecallBox.Rated) -> None:
+        await self._answer(event.rating)
+
+    async def _answer(self, response: str) -> None:
+        """Keep the latest readable answer (graded now, shown only at the end) and go on."""
+        if self.phase != "sitting":
+            return
+        slot = self.slots[self.index]
+        verdict = grade(slot.instance.spec, response)
+        if verdict.verdict == "invalid":
+            self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
+            return
+        slot.response, slot.verdict = response, verdict
+        following = self.slots[self.index + 1:] + self.slots[:self.index]
+        unanswered = next((s for s in following if s.response is None), None)
+        if unanswered is None:
+            self._show_progress()
+        else:
+            await self._show_question(self.slots.index(unanswered))
+
+    def action_finish(self) -> None:
+        missing = sum(s.response is None for s in self.slots)
+        if missing and self.pending != "finish":
+            self._ask("finish", f"{missing} of {len(self.slots)} question(s) unanswered; they will count as "
+                                "unanswered. Finish now?")
+        else:
+            self._finish()
+
+    def action_back(self) -> None:
+        if self.phase != "sitting":
+            self.dismiss(None)
+        elif self.pending is not None:
+            self._hide_confirm()
+        else:
+            self._ask("leave", "Leave the exam? Nothing you answered will be recorded.")
+
+    def _ask(self, action: str, question: str) -> None:
+        self.pending = action
+        self.query_one("#exam-confirm-text", Static).update(question)
+        self.query_one("#exam-confirm-yes", Button).label = action.capitalize()
+        self._show_confirm(True)
+        self.query_one("#exam-confirm-no", Button).focus()
+
+    def _hide_confirm(self) -> None:
+        if self.pending is not None:
+            self.pending = None
+            self._show_confirm(False)
+            self.focus_next("#exam-answer-slot *")  # back into the answer widget
+
+    def _show_confirm(self, shown: bool) -> None:
+        """Show or hide the confirmation bar; while it shows, tab cycles through its buttons only."""
+        self.query_one("#exam-confirm").display = shown
+        for question_part in self.query("#exam-scroll, #exam-answer-slot"):
+            question_part.disabled = shown
+
+    @on(Button.Pressed, "#exam-confirm-yes")
+    def confirmed(self) -> None:
+        if self.pending == "leave":
+            self.dismiss(None)
+        elif self.pending == "finish":
+            self._finish()
+
+    @on(Button.Pressed, "#exam-confirm-no")
+    def declined(self) -> None:
+        self._hide_confirm()
+
+    # --- marking ---------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        """Record one attempt per answered question (its last answer), then show the marks."""
+        self._stop_the_clock()
+        if self.timer is not None:
+            self.timer.stop()
+        self.finished = self._now()
+        self.pending = None
+        self._show_confirm(False)
+        for slot in self.slots:
+            if slot.response is None:
+                continue
+            seconds = round(slot.seconds, 1)
+            slot.verdict = (self.study.self_rate(slot.instance, slot.response, seconds)
+                            if slot.instance.kind == "text"
+                            else self.study.submit(slot.instance, slot.response, seconds))
+        self.phase = "summary"
+        self.sub_title = f"Mock exam · {self.paper} · seed {self.seed} · marked"
+        self.query_one(ContentSwitcher).current = "exam-summary"
+        self._show_summary()
+
+    def _show_summary(self) -> None:
+        verdicts = Counter(s.verdict.verdict if s.verdict else "unanswered" for s in self.slots)
+        total = sum(s.verdict.score for s in self.slots if s.verdict)
+        assert self.started is not None and self.finished is not None
+        taken = clock_text((self.finished - self.started).total_seconds())
+        ran_out = " · [b]time ran out[/]" if self.deadline is not None and self.finished >= self.deadline else ""
+        counts = ", ".join(f"{verdicts[name]} {label}" for name, label in OUTCOMES.items() if verdicts[name])
+        self.query_one("#exam-score", Static).update(
+            f"[b]Score {total:g} / {len(self.slots)}[/] ({total / len(self.slots):.0%}) · {counts} · "
+            f"time {taken}{ran_out}\n[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
+        marks = self.query_one("#exam-marks", DataTable)
+        for number, slot in enumerate(self.slots, 1):
+            marks.add_row(str(number), slot.instance.key, verdict_text(slot.verdict),
+                          f"{slot.verdict.score:.0%}" if slot.verdict else "–", clock_text(slot.seconds),
+                          slot.instance.title, key=str(number - 1))
+        marks.focus()
+        self._show_detail(0)
+
+    @on(DataTable.RowHighlighted, "#exam-marks")
+    def question_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(int(str(event.row_key.value)))
+
+    def _show_detail(self, index: int) -> None:
+        """The question, the student's and the expected answer, what went wrong, the worked solution."""
+        slot = self.slots[index]
+        instance = slot.instance
+        body = (feedback_markdown(instance, slot.verdict) if slot.verdict else
+                f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
+                f"#### Worked solution\n\n{render_math(instance.solution)}")
+        self.query_one("#exam-detail", Markdown).update(
+            f"{question_markdown(instance, f'{index + 1}. ')}\n\n---\n\n{body}")
+        self.query_one("#exam-detail-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def _now(self) -> datetime:
+        return self.study.clock()
+
+
+def verdict_text(verdict: Verdict | None) -> Text:
+    """The verdict as a coloured table cell."""
+    if verdict is None:
+        return Text("— Unanswered", style="dim")
+    return Text(VERDICT_STYLE[verdict.verdict], style=VERDICT_COLOUR.get(verdict.verdict, ""))
+
+
+__all__ = ["MockExamScreen"]

@@ -1,0 +1,51 @@
+"""The key map, as a modal screen (`?`)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+# Lists rather than a table: a Markdown table rules off every row and needs twice the height.
+HELP = """\
+### Everywhere
+
+- `?` this help · `ctrl+p` command palette (practise, mock exam, bank, history, theme)
+- `ctrl+t` light / dark theme · `ctrl+q` quit
+
+### Dashboard
+
+- `enter` practise what you need most (due reviews first, then your weakest topic)
+- `p` practise the highlighted topic (or click it twice) · `↑` `↓` choose a topic
+- `e` mock exam · `b` bank browser · `h` history
+
+### Practice
+
+- `enter` submit the answer · `escape` back to the dashboard
+- `ctrl+s` skip this question · `ctrl+r` reveal the solution without answering (not counted)
+- `n` or `enter` the next question, once the feedback shows; `↑` `↓` scroll it
+- choices: `↑` `↓` or a letter `a`…`h` picks an option; select-all questions: `space` or a letter
+  toggles, `enter` submits
+- recall cards: answer in your head, `enter` shows the model answer, then rate yourself
+  `1` again · `2` hard · `3` good · `4` easy
+
+### Typed answers
+
+Written the way people write them: `4,204,032`, `6.99e-4`, `1/sqrt(2)`, `e^2/(e^2+e)`,
+`[0.5, 1]`, `1 0; 0 1`, `[B, T, 64]`, `2x4x3x5`. The line under the input shows how your
+answer is read before you submit it; an answer that cannot be read is never counted.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys of every screen; escape, `q` or `?` closes it."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help") as box:
+            box.border_title = "quizzer — keys"
+            box.border_subtitle = "escape closes"
+            yield Markdown(HELP)

@@ -1,0 +1,170 @@
+"""Practice: one question at a time, graded at once, with feedback and the worked solution."""
+
+from __future__ import annotations
+
+import time
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Header, Markdown, Static
+
+from quizzer.grading import Verdict
+from quizzer.mathtext import render_math
+from quizzer.study import Question, Study
+from quizzer.templates.instance import Instance
+from quizzer.tui.widgets.answer_box import AnswerBox
+from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
+from quizzer.tui.widgets.recall_box import RecallBox
+
+NEXT_HINT = "[b]n[/] or [b]enter[/]: next question"
+
+
+def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
+    """The input that suits the question's kind (``model_answer``: recall cards reveal it before rating)."""
+    if instance.kind in ("choice", "multi"):
+        return ChoiceBox(instance.choices, multi=instance.kind == "multi")
+    if instance.kind == "text":
+        return RecallBox(recall_markdown(instance) if model_answer else None)
+    context = {"variables": instance.spec.variables} if instance.kind == "expression" else {}
+    return AnswerBox(instance.kind, context)
+
+
+def recall_markdown(instance: Instance) -> str:
+    """A recall card's model answer, then its solution (which says what a "good" answer must contain)."""
+    return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution)}"
+
+
+class PracticeScreen(Screen[None]):
+    """Practise within optional filters (topic, week, paper); every answer is recorded at once."""
+
+    BINDINGS = [
+        Binding("escape", "dismiss", "Back"),
+        Binding("ctrl+s", "skip", "Skip"),
+        Binding("ctrl+r", "reveal", "Reveal solution"),
+        Binding("n", "next", "Next question"),
+        # Reached only when no focused input claims enter, i.e. once the feedback shows.
+        Binding("enter", "next", "Next question", show=False),
+    ]
+
+    def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
+                 paper: str | None = None) -> None:
+        super().__init__()
+        self.study, self.filters = study, {"topic": topic, "week": week, "paper": paper}
+        self.question: Question | None = None
+        self.shown_at = 0.0
+        self.answered = False
+        self.count = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("", id="reason")
+        with VerticalScroll(id="question-scroll"):
+            yield Markdown("", id="question")
+            yield Vertical(id="answer-slot")
+            yield Static("", id="verdict")
+            yield Markdown("", id="feedback")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        await self.action_next()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Skip and reveal while a question is open; next once it is answered (the footer follows)."""
+        if action in ("skip", "reveal"):
+            return not self.answered
+        if action == "next":
+            return self.answered
+        return True
+
+    async def action_next(self) -> None:
+        """Show the next question, once this one is answered, skipped or revealed."""
+        if self.question is not None and not self.answered:
+            return
+        try:
+            self.question = self.study.next(**self.filters)
+        except LookupError as exc:
+            self.notify(str(exc).capitalize(), title="Nothing to practise", severity="warning")
+            self.dismiss(None)
+            return
+        self.count += 1
+        self._set_answered(False)
+        instance = self.question.instance
+        self.sub_title = f"{instance.key} · seed {instance.seed}"
+        self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
+        await self.query_one("#question", Markdown).update(question_markdown(instance))
+        self._show_verdict("", None)
+        await self.query_one("#feedback", Markdown).update("")
+        slot = self.query_one("#answer-slot", Vertical)
+        await slot.remove_children()  # before mounting the next input, so a fast skip cannot overlap them
+        await slot.mount(answer_widget(instance, model_answer=True))
+        self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
+        self.shown_at = time.monotonic()
+
+    async def action_skip(self) -> None:
+        """Leave this question unanswered (nothing is recorded) and show another."""
+        if not self.answered:
+            self._set_answered(True)
+            await self.action_next()
+
+    async def action_reveal(self) -> None:
+        """Show the answer and solution without grading (nothing is recorded)."""
+        if self.question is None or self.answered:
+            return
+        instance = self.question.instance
+        self._show_verdict(f"Solution revealed — not counted · {NEXT_HINT}", "revealed")
+        await self._show_feedback(f"{answer_markdown('Answer', instance.answer_text)}\n\n"
+                                  f"#### Worked solution\n\n{render_math(instance.solution)}")
+
+    @on(AnswerBox.Submitted)
+    @on(ChoiceBox.Submitted)
+    async def submitted(self, event: AnswerBox.Submitted | ChoiceBox.Submitted) -> None:
+        if self.question is None or self.answered:
+            return
+        await self._graded(self.study.submit(self.question.instance, event.text, self._seconds()))
+
+    @on(RecallBox.Rated)
+    async def rated(self, event: RecallBox.Rated) -> None:
+        if self.question is None or self.answered:
+            return
+        await self._graded(self.study.self_rate(self.question.instance, event.rating, self._seconds()))
+
+    async def _graded(self, verdict: Verdict) -> None:
+        assert self.question is not None
+        instance = self.question.instance
+        if verdict.verdict == "invalid":
+            self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
+            return
+        headline = (f"Rated {verdict.reading}: {verdict.feedback}" if instance.kind == "text"
+                    else verdict_line(verdict))
+        self._show_verdict(f"{headline} · {NEXT_HINT}", verdict.verdict)
+        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False))
+
+    def _show_verdict(self, text: str, verdict: str | None) -> None:
+        """The coloured verdict banner (hidden while a question is open)."""
+        banner = self.query_one("#verdict", Static)
+        banner.update(text)
+        banner.set_classes(f"-{verdict}" if verdict else "")
+        banner.display = verdict is not None
+
+    async def _show_feedback(self, markdown: str) -> None:
+        self._set_answered(True)
+        await self.query_one("#answer-slot", Vertical).remove_children()
+        await self.query_one("#feedback", Markdown).update(markdown)
+        scroll = self.query_one("#question-scroll", VerticalScroll)
+        scroll.focus()
+        # A long prompt can push the verdict below the fold: bring it to the top (the prompt is above),
+        # once the feedback is laid out, or there would be nothing below to scroll to.
+        self.call_after_refresh(scroll.scroll_to_widget, self.query_one("#verdict", Static), top=True,
+                                animate=False)
+
+    def _set_answered(self, answered: bool) -> None:
+        self.answered = answered
+        self.refresh_bindings()
+
+    def _seconds(self) -> float:
+        return round(time.monotonic() - self.shown_at, 1)

@@ -1,0 +1,68 @@
+"""A typed-answer input that shows, as you type, how quizzer reads your answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from quizzer.answers import AnswerFormatError, describe, parse
+from quizzer.expr import ExprError
+from quizzer.mathtext import render_math
+
+PLACEHOLDERS = {
+    "number": "a number: 0.7311, 6.99e-4, 1/sqrt(2), e^2/(e^2+e)",
+    "integer": "a whole number: 4204032 or 4,204,032",
+    "vector": "numbers: [0.5, 1] or 0.5 1",
+    "matrix": "rows: [[1, 0], [0, 1]] or 1 0; 0 1",
+    "shape": "a shape: [B, T, 64] or 2x4x3x5",
+    "bool": "true or false",
+    "expression": "an expression, e.g. 4*d^2 + 2*d*f",
+}
+
+
+class AnswerBox(Vertical):
+    """Input plus a live preview; posts :class:`AnswerBox.Submitted` with the raw text."""
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            self.text = text
+            super().__init__()
+
+    def __init__(self, kind: str, context: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.kind = kind
+        self.context = context or {}
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=PLACEHOLDERS.get(self.kind, "your answer"), id="answer-input")
+        yield Static("", id="answer-preview", classes="preview")
+
+    def on_mount(self) -> None:
+        # Focus without scrolling: a long prompt is read from its top; typing brings the input into view.
+        self.query_one(Input).focus(scroll_visible=False)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#answer-preview", Static).update(self.reading(event.value))
+        self.scroll_visible(animate=False)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value.strip():
+            self.post_message(self.Submitted(event.value))
+
+    def reading(self, text: str) -> Content:
+        """'I read: …' for text that parses, the reason when it does not, nothing when empty."""
+        # Assembled rather than markup: answers and messages are full of brackets ("[B, T, 64]").
+        if not text.strip():
+            return Content("")
+        try:
+            value = parse(self.kind, text, **self.context)
+        except (AnswerFormatError, ExprError) as exc:
+            return Content.assemble((f"not readable yet: {exc}", "dim"))
+        shown = value.source if hasattr(value, "source") else describe(self.kind, value)
+        return Content.assemble("I read: ", (render_math(str(shown)), "bold"))

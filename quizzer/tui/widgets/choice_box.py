@@ -1,0 +1,105 @@
+"""Options for choice (one) and multi (select all that apply) questions."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.events import Key
+from textual.message import Message
+from textual.widgets import OptionList, Static
+
+from quizzer.mathtext import render_math
+
+BOLD = re.compile(r"\*\*(.+?)\*\*")
+
+
+def letter(index: int) -> str:
+    return chr(ord("a") + index)
+
+
+def inline_markdown(text: str) -> Text:
+    """Option texts are Markdown: show their **bold** as bold, not as asterisks."""
+    out, position = Text(), 0
+    for match in BOLD.finditer(text):
+        out.append(text[position:match.start()])
+        out.append(match.group(1), style="bold")
+        position = match.end()
+    out.append(text[position:])
+    return out
+
+
+class ChoiceBox(Vertical):
+    """Posts :class:`ChoiceBox.Submitted` with the answer as letters ("b", or "a, c")."""
+
+    # Both kinds are an OptionList, which wraps long options (a SelectionList draws its checkbox
+    # on every wrapped line and loses some); a multi question marks its picks in the option text.
+    BINDINGS = [Binding("space", "toggle", "Select", show=False)]
+
+    class Submitted(Message):
+        def __init__(self, text: str) -> None:
+            self.text = text
+            super().__init__()
+
+    def __init__(self, options: tuple[str, ...], multi: bool, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.options, self.multi = options, multi
+        self.chosen: set[int] = set()
+
+    def compose(self) -> ComposeResult:
+        yield OptionList(*(self._label(i) for i in range(len(self.options))), id="choices")
+        yield Static("a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
+                     else "↑/↓ or a letter · enter submits", classes="hint")
+
+    def _label(self, index: int) -> Text:
+        """`(b) text`, after `[x] ` or `[ ] ` in a multi question."""
+        # A Text, not markup: "[B, T, 64]" in an option must not be read as a style tag.
+        box = f"[{'x' if index in self.chosen else ' '}] " if self.multi else ""
+        return Text(f"{box}({letter(index)}) ") + inline_markdown(render_math(self.options[index]))
+
+    def on_mount(self) -> None:
+        # Focus without scrolling: a long prompt is read from its top; the first key brings the options.
+        self.query_one(OptionList).focus(scroll_visible=False)
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter or a click: a single choice is the answer; in a multi question a click toggles."""
+        event.stop()
+        if self.multi:
+            self.toggle(event.option_index)
+        else:
+            self.post_message(self.Submitted(letter(event.option_index)))
+
+    def on_key(self, event: Key) -> None:
+        """A letter picks (or toggles) its option; enter submits a multi selection."""
+        self.scroll_visible(animate=False)
+        if self.multi and event.key == "enter":
+            event.stop()
+            self.action_submit()
+        elif len(event.key) == 1 and "a" <= event.key < letter(len(self.options)):
+            event.stop()
+            index = ord(event.key) - ord("a")
+            if self.multi:
+                self.query_one(OptionList).highlighted = index
+                self.toggle(index)
+            else:
+                self.post_message(self.Submitted(event.key))
+
+    def toggle(self, index: int) -> None:
+        self.chosen ^= {index}
+        self.query_one(OptionList).replace_option_prompt_at_index(index, self._label(index))
+
+    def action_toggle(self) -> None:
+        highlighted = self.query_one(OptionList).highlighted
+        if self.multi and highlighted is not None:
+            self.toggle(highlighted)
+
+    def action_submit(self) -> None:
+        if not self.chosen:
+            self.notify("Select the true statements first (a letter or space), then press enter.",
+                        title="Nothing selected", severity="warning")
+        else:
+            self.post_message(self.Submitted(", ".join(letter(i) for i in sorted(self.chosen))))

@@ -1,0 +1,60 @@
+"""A question's text (and later its feedback and worked solution) as Markdown, with math as Unicode."""
+
+from __future__ import annotations
+
+from quizzer.grading import Verdict
+from quizzer.mathtext import render_math
+from quizzer.templates.instance import Instance
+
+VERDICT_STYLE = {"correct": "✔ Correct", "partial": "◐ Partly right", "incorrect": "✘ Not quite", "invalid": "?"}
+
+
+def question_markdown(instance: Instance, number: str = "") -> str:
+    """The prompt as Markdown for a terminal: math converted, choices listed separately by their widget."""
+    header = f"### {number}{instance.title}\n\n"
+    return header + render_math(instance.prompt)
+
+
+def verdict_line(verdict: Verdict) -> str:
+    """`✔ Correct`, or `◐ Partly right — score 86%`."""
+    return VERDICT_STYLE[verdict.verdict] + (f" — score {verdict.score:.0%}" if verdict.verdict == "partial" else "")
+
+
+def answer_markdown(label: str, text: str) -> str:
+    """`label: **answer**`, or for an answer of several lines (bold cannot span paragraphs) a block."""
+    shown = render_math(text).strip()
+    return f"{label}:\n\n{shown}" if "\n" in shown else f"{label}: **{shown}**"
+
+
+def options_markdown(instance: Instance, reading: str | None) -> str:
+    """Every option, marked: what you chose, what was right, what you missed."""
+    correct = {instance.answer} if instance.kind == "choice" else set(instance.answer)
+    lines = []
+    for index, text in enumerate(instance.choices):
+        label = f"({chr(97 + index)})"
+        # The grader's reading lists the chosen options as "(b) text", so membership identifies them.
+        chosen = f"{label} {text}" in (reading or "")
+        mark, note = (("✔", "") if index in correct else ("✘", " — *your choice*")) if chosen else (
+            ("○", " — *missed*" if instance.kind == "multi" else " — *the answer*") if index in correct
+            else ("·", ""))
+        lines.append(f"{mark} **{label}** {render_math(text)}{note}")
+    return "  \n".join(lines)  # hard line breaks: one option per line, without list bullets
+
+
+def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
+                      with_verdict: bool = True) -> str:
+    """Verdict, the expected answer, what went wrong, and the worked solution."""
+    lines = [f"**{verdict_line(verdict)}**", ""] if with_verdict else []
+    if instance.kind in ("choice", "multi"):
+        lines += [options_markdown(instance, verdict.reading), ""]
+    elif instance.kind == "text":
+        lines += [f"You rated yourself: **{verdict.reading}**", "", answer_markdown("Model answer", verdict.expected), ""]
+    else:
+        if verdict.reading:
+            lines.append(f"You answered: {render_math(verdict.reading)}  ")
+        lines += [answer_markdown("Expected", verdict.expected), ""]
+    if verdict.feedback and verdict.verdict != "correct":
+        lines += [f"> {render_math(verdict.feedback)}", ""]
+    if with_solution:
+        lines += ["#### Worked solution", "", render_math(instance.solution)]
+    return "\n".join(lines)

@@ -1,0 +1,279 @@
+"""The study service on a fresh bank: choosing, grading with memory, and the dashboard's numbers."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event
+from sqlmodel import Session, select
+
+from quizzer.answers import describe
+from quizzer.bank.db import new_session, open_bank
+from quizzer.bank.models import Attempt, ReviewCard
+from quizzer.bank.store import import_bundled
+from quizzer.catalog import load_catalog, questions_dir
+from quizzer.study import Study, TopicRow
+from quizzer.templates.instance import Instance, make_instance
+
+START = datetime(2026, 11, 29, 9, 0, tzinfo=timezone.utc)
+TYPED = ("number", "integer", "vector", "matrix", "shape", "bool", "expression")
+
+
+class Clock:
+    """UTC time that moves only when the test says so."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+@pytest.fixture(scope="module")
+def imported_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled questions imported once per module; each test gets a copy of the file."""
+    path = tmp_path_factory.mktemp("bank") / "bank.sqlite"
+    engine = open_bank(str(path))
+    with new_session(engine) as session:
+        import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
+        session.commit()
+    engine.dispose()  # the last connection closing checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def session(imported_bank: Path, isolated_bank: Path) -> Iterator[Session]:
+    shutil.copy(imported_bank, isolated_bank)
+    engine = open_bank(str(isolated_bank))
+    with new_session(engine) as session:
+        yield session
+    engine.dispose()
+
+
+@pytest.fixture
+def study(session: Session, clock: Clock) -> Study:
+    return Study(session=session, catalog=load_catalog(), clock=clock, rng=random.Random(7))
+
+
+def other_connection(bank: Path) -> Session:
+    """A second connection, as another process would see the bank."""
+    return new_session(open_bank(str(bank)))
+
+
+def instance_of(study: Study, kind: str, *, misconception: bool = False, seed: int = 11) -> Instance:
+    """The first template of ``kind`` (by key), optionally one with a misconception to answer."""
+    for key in sorted(study.templates):
+        template = study.templates[key]
+        if template.kind == kind and (template.misconceptions or not misconception):
+            return make_instance(template, seed)
+    raise LookupError(kind)
+
+
+def wrong_answer(instance: Instance) -> tuple[str, str]:
+    """A response that makes the instance's first misconception, and that misconception's id."""
+    wrong = instance.spec.wrong_answers[0]
+    assert wrong.id is not None
+    return describe(instance.kind, wrong.value), wrong.id
+
+
+def topic_row(study: Study, topic: str) -> TopicRow:
+    return next(row for row in study.dashboard().topics if row.id == topic)
+
+
+# --- choosing ----------------------------------------------------------------------------------
+
+def test_next_stays_within_the_topic(study: Study) -> None:
+    for topic in ("softmax", "multi_head_attention", "teacher_forcing"):
+        for _ in range(6):
+            question = study.next(topic=topic)
+            assert topic in question.instance.topics
+            assert question.reason
+
+
+def test_next_stays_within_the_week_and_the_paper(study: Study) -> None:
+    for _ in range(8):
+        assert study.next(week=2).instance.week == 2
+    paper = "2024T3_Q1_NA"
+    for _ in range(8):
+        assert study.templates[study.next(paper=paper).instance.key].paper == paper
+
+
+def test_next_never_repeats_the_last_template(study: Study) -> None:
+    shown = [study.next().instance.key for _ in range(30)]
+    narrow = [study.next(paper="2025T3_ET_AN").instance.key for _ in range(12)]  # a paper of 3 questions
+    for keys in (shown, narrow):
+        assert all(a != b for a, b in zip(keys, keys[1:]))
+    assert len(set(narrow)) == 3
+
+
+def test_next_gives_fresh_numbers_and_refuses_an_empty_selection(study: Study) -> None:
+    seeds = {study.next(topic="softmax").instance.seed for _ in range(6)}
+    assert len(seeds) == 6
+    with pytest.raises(LookupError):
+        study.next(week=99)
+
+
+# --- grading with memory -----------------------------------------------------------------------
+
+def test_submit_records_the_attempt_and_its_review_card_in_one_commit(
+        study: Study, session: Session, isolated_bank: Path) -> None:
+    instance = instance_of(study, "integer")
+    commits: list[bool] = []
+    event.listen(session, "after_commit", lambda _: commits.append(True))
+
+    verdict = study.submit(instance, instance.answer_text, 12.5)
+
+    assert verdict.verdict == "correct" and commits == [True]
+    with other_connection(isolated_bank) as other:
+        attempt = other.exec(select(Attempt)).one()
+        card = other.exec(select(ReviewCard)).one()
+    assert (attempt.template_key, attempt.seed, attempt.response) == (instance.key, instance.seed, instance.answer_text)
+    assert (attempt.verdict, attempt.score, attempt.seconds, attempt.misconception) == ("correct", 1.0, 12.5, None)
+    assert card.template_key == instance.key and card.state_json
+    assert card.due.replace(tzinfo=timezone.utc) > START  # scheduled ahead, by the study's clock
+
+
+def test_a_second_answer_updates_the_same_review_card(study: Study, isolated_bank: Path) -> None:
+    instance = instance_of(study, "number")
+    study.submit(instance, instance.answer_text, None)
+    study.submit(instance, "0", None)
+    with other_connection(isolated_bank) as other:
+        assert [a.verdict for a in other.exec(select(Attempt).order_by(Attempt.id)).all()] == ["correct", "incorrect"]
+        assert len(other.exec(select(ReviewCard)).all()) == 1
+
+
+@pytest.mark.parametrize("kind, response", [("number", "twelve"), ("vector", "[1, 2"), ("integer", ""),
+                                            ("choice", "z")])
+def test_an_unreadable_answer_records_nothing(study: Study, session: Session, isolated_bank: Path,
+                                              kind: str, response: str) -> None:
+    commits: list[bool] = []
+    event.listen(session, "after_commit", lambda _: commits.append(True))
+
+    verdict = study.submit(instance_of(study, kind), response, 3.0)
+
+    assert verdict.verdict == "invalid" and verdict.feedback and commits == []
+    with other_connection(isolated_bank) as other:
+        assert other.exec(select(Attempt)).all() == [] and other.exec(select(ReviewCard)).all() == []
+
+
+def test_a_misconception_is_named_and_recorded(study: Study, isolated_bank: Path) -> None:
+    instance = instance_of(study, "number", misconception=True)
+    response, misconception = wrong_answer(instance)
+
+    verdict = study.submit(instance, response, None)
+
+    assert (verdict.verdict, verdict.misconception) == ("incorrect", misconception)
+    with other_connection(isolated_bank) as other:
+        assert other.exec(select(Attempt.misconception)).one() == misconception
+
+
+def test_self_rating_a_recall_card(study: Study, isolated_bank: Path) -> None:
+    instance = instance_of(study, "text")
+
+    assert study.self_rate(instance, "maybe", 20.0).verdict == "invalid"
+    good = study.self_rate(instance, "good", 20.0)
+    again = study.self_rate(instance, "again", 5.0)
+
+    assert (good.verdict, good.score, good.reading) == ("correct", 1.0, "good")
+    assert (again.verdict, again.score) == ("incorrect", 0.0)
+    with other_connection(isolated_bank) as other:
+        rows = other.exec(select(Attempt).order_by(Attempt.id)).all()
+        assert [(a.response, a.verdict) for a in rows] == [("good", "correct"), ("again", "incorrect")]
+        assert other.exec(select(ReviewCard.template_key)).one() == instance.key
+
+
+# --- the dashboard -----------------------------------------------------------------------------
+
+def test_a_fresh_dashboard(study: Study) -> None:
+    data = study.dashboard()
+    catalog = load_catalog()
+    assert (data.attempts, data.due) == (0, 0)
+    assert [row.id for row in data.topics] == list(catalog.topics)
+    assert all(row.attempts == 0 and row.accuracy is None and row.mastery == 0 and not row.misconceptions
+               for row in data.topics)
+    assert all(row.templates > 0 for row in data.topics)
+    assert [p.paper for p in data.papers] == catalog.papers
+    assert sum(p.routed for p in data.papers) == len(catalog.records)
+    assert all(p.mastered == 0 for p in data.papers)
+
+
+def test_the_dashboard_counts_answers_and_accuracy(study: Study) -> None:
+    right = instance_of(study, "integer")
+    wrong = instance_of(study, "integer", seed=12)
+    study.submit(right, right.answer_text, None)
+    study.submit(wrong, "1", None)
+    study.submit(instance_of(study, "number"), "nonsense", None)  # invalid: not counted
+
+    data = study.dashboard()
+    assert data.attempts == 2
+    for topic in right.topics:
+        row = next(r for r in data.topics if r.id == topic)
+        assert row.attempts == 2 and row.accuracy == pytest.approx(0.5)
+
+
+def test_mastery_rises_with_correct_answers(study: Study) -> None:
+    topic = "softmax"
+    levels = [topic_row(study, topic).mastery]
+    for _ in range(3):
+        instance = study.next(topic=topic).instance
+        response = "good" if instance.kind == "text" else instance.answer_text
+        grade = study.self_rate if instance.kind == "text" else study.submit
+        assert grade(instance, response, 30.0).verdict == "correct"
+        levels.append(topic_row(study, topic).mastery)
+    assert levels == sorted(levels) and levels[-1] > levels[0]
+    assert topic_row(study, topic).accuracy == 1.0
+
+
+def test_reviews_fall_due_as_the_clock_advances(study: Study, clock: Clock) -> None:
+    answered = [instance_of(study, kind) for kind in ("integer", "number", "bool")]
+    for instance in answered:
+        study.submit(instance, instance.answer_text, 10.0)
+    assert study.dashboard().due == 0
+
+    clock.advance(days=1)
+
+    data = study.dashboard()
+    assert data.due == 3
+    due_rows = {row.id: row.due for row in data.topics if row.due}
+    assert set(due_rows) == {t for instance in answered for t in instance.topics}
+    assert study.next().reason.startswith("review due")
+
+
+def test_the_most_frequent_misconception_per_topic(study: Study) -> None:
+    instance = instance_of(study, "number", misconception=True)
+    response, misconception = wrong_answer(instance)
+    study.submit(instance, response, None)
+    study.submit(instance, response, None)
+    study.submit(instance, instance.answer_text, None)
+
+    for topic in instance.topics:
+        assert topic_row(study, topic).misconceptions[0] == (misconception, 2)
+    untouched = [row for row in study.dashboard().topics if row.id not in instance.topics]
+    assert all(not row.misconceptions for row in untouched)
+
+
+# --- mock exams --------------------------------------------------------------------------------
+
+def test_paper_instances_in_question_order(study: Study) -> None:
+    paper = "2024T3_Q1_NA"
+    instances = study.paper_instances(paper, seed=5)
+    numbers = [int(i.key.rsplit("Q", 1)[1]) for i in instances]
+    assert numbers == sorted(numbers)
+    assert {i.key for i in instances} == {k for k, t in study.templates.items() if t.paper == paper}
+    assert {i.seed for i in instances} == {5}
+    assert [i.answer_text for i in study.paper_instances(paper, seed=5)] == [i.answer_text for i in instances]
+    with pytest.raises(LookupError):
+        study.paper_instances("1999T1_XX", seed=5)

@@ -1,0 +1,142 @@
+"""The dashboard: filled once the bank is open, fits the terminal, follows the learner's answers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from quizzer.answers import describe
+from quizzer.catalog import load_catalog
+from quizzer.study import Study
+from quizzer.templates.instance import make_instance
+from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.dashboard import FIXED, PADDING, DashboardScreen, column_widths
+from quizzer.tui.screens.practice import PracticeScreen
+from tests.tui.conftest import FakeClock, loaded
+
+
+def misconception_answer(study: Study) -> tuple[str, str, str]:
+    """A typed question's key, a response making its first misconception, and that misconception."""
+    for key in sorted(study.templates):
+        template = study.templates[key]
+        if template.kind in ("number", "integer", "vector") and template.misconceptions:
+            instance = make_instance(template, 3)
+            wrong = instance.spec.wrong_answers[0]
+            assert wrong.id is not None
+            return key, describe(instance.kind, wrong.value), wrong.id
+    raise LookupError("no typed template with a misconception")
+
+
+def rows(table: DataTable) -> list[list[str]]:
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def labels(table: DataTable) -> list[str]:
+    return [str(column.label) for column in table.ordered_columns]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40), (200, 50)])
+def test_the_topic_table_fits_without_scrolling_sideways(new_app: Callable[..., QuizzerApp],
+                                                         size: tuple[int, int]) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=size) as pilot:
+            await loaded(app, pilot)
+            screen = app.screen
+            assert isinstance(screen, DashboardScreen)
+            for selector in ("#topics", "#papers"):
+                table = screen.query_one(selector, DataTable)
+                assert table.virtual_size.width <= table.scrollable_content_region.width, selector
+            topics = screen.query_one("#topics", DataTable)
+            assert labels(topics)[:6] == ["Wk", "Topic", "Mastery", "Tries", "Acc", "Due"]
+            assert ("Top mistake" in labels(topics)) == (size[0] >= 120)
+            assert topics.row_count == len(load_catalog().topics)
+            assert screen.query_one("#papers", DataTable).row_count == len(load_catalog().papers)
+            summary = str(screen.query_one("#summary", Static).render())
+            assert summary.startswith("0 answers · 0 reviews due")
+            assert len(summary) <= size[0] - 2  # one line, even at 80 columns
+
+    asyncio.run(scenario())
+
+
+def test_long_topic_names_end_in_an_ellipsis(new_app: Callable[..., QuizzerApp]) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            names = [row[1] for row in rows(app.screen.query_one("#topics", DataTable))]
+            full = [topic.name for topic in load_catalog().topics.values()]
+            assert any(name.endswith("…") for name in names)
+            assert all(name == whole or (name.endswith("…") and whole.startswith(name[:-1]))
+                       for name, whole in zip(names, full))
+
+    asyncio.run(scenario())
+
+
+def test_the_dashboard_follows_answers_reviews_and_mistakes(new_app: Callable[..., QuizzerApp],
+                                                            clock: FakeClock) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            study, screen = app.study, app.screen
+            assert study is not None and isinstance(screen, DashboardScreen)
+            key, response, misconception = misconception_answer(study)
+            instance = make_instance(study.templates[key], 3)
+            study.submit(instance, response, None)
+            study.submit(instance, response, None)
+            study.submit(instance, instance.answer_text, None)
+            app.refresh_dashboard()
+            await pilot.pause()
+
+            assert str(screen.query_one("#summary", Static).render()).startswith("3 answers · 0 reviews due")
+            topic = instance.topics[0]
+            topics = screen.query_one("#topics", DataTable)
+            row = topics.get_row(topic)
+            title = load_catalog().misconceptions[misconception].title
+            assert str(row[3]) == "3" and str(row[4]) == "33%"
+            assert str(row[6]).rstrip("…") in title
+            topics.move_cursor(row=topics.get_row_index(topic))
+            await pilot.pause()
+            detail = str(screen.query_one("#topic-detail", Static).render())
+            assert f"{title} ×2" in detail and "3 tries" in detail
+
+            clock.advance(days=2)
+            app.refresh_dashboard()
+            await pilot.pause()
+            assert "1 review due" in str(screen.query_one("#summary", Static).render())
+            assert str(topics.get_row(topic)[5]) == "1"
+
+    asyncio.run(scenario())
+
+
+def test_p_practises_the_highlighted_topic(new_app: Callable[..., QuizzerApp]) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            topic = list(load_catalog().topics)[3]
+            await pilot.press("down", "down", "down", "p")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen) and screen.filters["topic"] == topic
+            assert screen.question is not None and topic in screen.question.instance.topics
+
+    asyncio.run(scenario())
+
+
+def test_column_widths_share_what_is_left() -> None:
+    fixed = sum(FIXED) + PADDING * (len(FIXED) + 1)
+    topic, mistake = column_widths(fixed + 16, longest_topic=60)
+    assert (topic, mistake) == (16, 0)  # too narrow for a mistake column
+    topic, mistake = column_widths(94, longest_topic=60)
+    assert mistake >= 16 and fixed + topic + PADDING + mistake == 94
+    topic, mistake = column_widths(200, longest_topic=30)
+    assert topic == 30 and fixed + topic + PADDING + mistake == 200

@@ -1,0 +1,253 @@
+"""Mock exam: sitting a paper, changing answers, the timer, leaving, and the marked summary."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, select
+from textual.widgets import DataTable, Input, Static
+
+from quizzer.bank.db import open_bank
+from quizzer.bank.models import Attempt
+from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.exam import MockExamScreen
+from tests.tui.conftest import FakeClock, loaded
+
+SHORT_PAPER = "2025T3_Q2_NA"  # three typed questions: a shape and two vectors
+RECALL_PAPER = "2025T3_ET_AN"  # a matrix, a recall card, a number
+
+
+def attempts(bank: Path) -> list[Attempt]:
+    with Session(open_bank(str(bank))) as session:
+        return list(session.exec(select(Attempt).order_by(Attempt.id)).all())  # type: ignore[arg-type]
+
+
+async def open_paper(app: QuizzerApp, pilot: Any, paper: str) -> MockExamScreen:
+    """From the dashboard: `e`, highlight the paper, enter."""
+    await loaded(app, pilot)
+    await pilot.press("e")
+    screen = app.screen
+    assert isinstance(screen, MockExamScreen)
+    papers = screen.query_one("#exam-papers", DataTable)
+    papers.move_cursor(row=papers.get_row_index(paper))
+    await pilot.press("enter")
+    await pilot.pause()
+    assert screen.phase == "sitting"
+    return screen
+
+
+async def type_answer(pilot: Any, text: str) -> None:
+    await pilot.press(*text, "enter")
+    await pilot.pause()
+
+
+def status(screen: MockExamScreen, selector: str) -> str:
+    return str(screen.query_one(selector, Static).render())
+
+
+def test_sitting_a_paper_records_one_attempt_per_answer(new_app: Callable[..., QuizzerApp], clock: FakeClock,
+                                                       isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_paper(app, pilot, SHORT_PAPER)
+            first, second, third = (slot.instance for slot in screen.slots)
+            assert [i.key for i in (first, second, third)] == [f"{SHORT_PAPER} Q113", f"{SHORT_PAPER} Q127",
+                                                               f"{SHORT_PAPER} Q128"]
+            assert len({i.seed for i in (first, second, third)}) == 1 and f"seed {first.seed}" in screen.sub_title
+            clock.advance(seconds=40)
+            await type_answer(pilot, first.answer_text)
+            assert screen.index == 1 and "1 answered" in status(screen, "#exam-status")
+            clock.advance(seconds=75)
+            await type_answer(pilot, "[1, 2, 3, 4]")  # wrong, and no feedback says so
+            assert "Not quite" not in status(screen, "#exam-saved") and not attempts(isolated_bank)
+            clock.advance(seconds=20)
+            await type_answer(pilot, third.answer_text)
+            assert "Every question is answered" in status(screen, "#exam-saved")
+            await pilot.press("ctrl+f")
+            await pilot.pause()
+
+            assert screen.phase == "summary"
+            score = status(screen, "#exam-score")
+            assert "Score 2 / 3" in score and "2 correct, 1 not quite" in score and "time 2:15" in score
+            marks = screen.query_one("#exam-marks", DataTable)
+            rows = [[str(cell) for cell in marks.get_row_at(i)] for i in range(marks.row_count)]
+            assert [row[1] for row in rows] == [first.key, second.key, third.key]
+            assert [row[2] for row in rows] == ["✔ Correct", "✘ Not quite", "✔ Correct"]
+            assert [row[3:5] for row in rows] == [["100%", "0:40"], ["0%", "1:15"], ["100%", "0:20"]]
+            marks.move_cursor(row=1)
+            await pilot.pause()
+            detail = screen.query_one("#exam-detail").source  # type: ignore[attr-defined]
+            assert second.title in detail and "You answered" in detail and "Worked solution" in detail
+
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, MockExamScreen)
+
+    asyncio.run(scenario())
+    recorded = attempts(isolated_bank)
+    assert [(a.template_key, a.verdict, a.seconds) for a in recorded] == [
+        (f"{SHORT_PAPER} Q113", "correct", 40.0), (f"{SHORT_PAPER} Q127", "incorrect", 75.0),
+        (f"{SHORT_PAPER} Q128", "correct", 20.0)]
+    assert recorded[1].response == "[1, 2, 3, 4]"
+
+
+def test_a_changed_answer_is_recorded_once_as_the_last_one(new_app: Callable[..., QuizzerApp],
+                                                           isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_paper(app, pilot, SHORT_PAPER)
+            first = screen.slots[0].instance
+            await type_answer(pilot, "[1, 2, 3]")
+            await pilot.press("ctrl+left")
+            await pilot.pause()
+            assert screen.index == 0 and "[1, 2, 3]" in status(screen, "#exam-saved")
+            await type_answer(pilot, first.answer_text)
+            await pilot.press("ctrl+f")  # two questions unanswered: asks first
+            await pilot.pause()
+            assert screen.phase == "sitting" and "2 of 3" in status(screen, "#exam-confirm-text")
+            await pilot.click("#exam-confirm-yes")
+            await pilot.pause()
+            assert screen.phase == "summary" and "2 unanswered" in status(screen, "#exam-score")
+
+    asyncio.run(scenario())
+    recorded = attempts(isolated_bank)
+    assert [(a.template_key, a.verdict) for a in recorded] == [(f"{SHORT_PAPER} Q113", "correct")]
+
+
+def test_when_time_runs_out_the_exam_ends(new_app: Callable[..., QuizzerApp], clock: FakeClock,
+                                          isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_paper(app, pilot, SHORT_PAPER)  # default timer: 2 min per question
+            assert screen.sub_title.endswith("6:00 left")
+            await type_answer(pilot, screen.slots[0].instance.answer_text)
+            clock.advance(minutes=4, seconds=30)
+            screen.update_timer()
+            assert screen.sub_title.endswith("1:30 left") and screen.phase == "sitting"
+            clock.advance(minutes=2)
+            screen.update_timer()
+            await pilot.pause()
+            assert screen.phase == "summary"
+            assert "1 correct, 2 unanswered" in status(screen, "#exam-score")
+            assert "time ran out" in status(screen, "#exam-score")
+
+    asyncio.run(scenario())
+    assert [a.verdict for a in attempts(isolated_bank)] == ["correct"]
+
+
+def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[..., QuizzerApp],
+                                                             isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            await pilot.press("e", "t", "t", "t")  # 2 → 3 → 5 min per question → no timer
+            screen = app.screen
+            assert isinstance(screen, MockExamScreen) and screen.minutes == 0
+            papers = screen.query_one("#exam-papers", DataTable)
+            assert papers.get_row(RECALL_PAPER)[1:] == ["3", "untimed"]
+            seed = screen.query_one("#exam-seed", Input)
+            drawn = seed.value
+            await pilot.press("r")
+            assert seed.value != drawn and seed.value.isdigit()
+            seed.value = "12345"  # the seed shown after an earlier sitting regenerates that paper
+            papers.move_cursor(row=papers.get_row_index(RECALL_PAPER))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert {slot.instance.seed for slot in screen.slots} == {12345}
+            assert "seed 12345" in screen.sub_title and "left" not in screen.sub_title
+            await pilot.press("]")  # inside the matrix input `]` is just typed…
+            await pilot.pause()
+            assert screen.index == 0
+            await pilot.press("ctrl+right", "[")  # …elsewhere it moves, like `[`
+            await pilot.pause()
+            assert screen.index == 0
+            await pilot.press("ctrl+right")
+            await pilot.pause()
+            assert screen.slots[1].instance.kind == "text" and screen.index == 1
+            await pilot.press("3")  # good
+            await pilot.pause()
+            assert screen.index == 2  # on to the next unanswered question
+            await pilot.press("ctrl+f")
+            await pilot.pause()
+            await pilot.click("#exam-confirm-yes")
+            await pilot.pause()
+            assert "1 correct, 2 unanswered" in status(screen, "#exam-score")
+
+    asyncio.run(scenario())
+    assert [(a.template_key, a.response, a.verdict) for a in attempts(isolated_bank)] == [
+        (f"{RECALL_PAPER} Q25", "good", "correct")]
+
+
+def test_leaving_mid_exam_asks_and_records_nothing(new_app: Callable[..., QuizzerApp],
+                                                   isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_paper(app, pilot, SHORT_PAPER)
+            await type_answer(pilot, screen.slots[0].instance.answer_text)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert screen.pending == "leave" and app.screen is screen
+            await pilot.press("escape")  # changed my mind
+            await pilot.pause()
+            assert screen.pending is None and screen.phase == "sitting"
+            await pilot.press("escape", "tab")  # focus stays within the bar: "Keep going" → "Leave"
+            await pilot.pause()
+            assert app.focused is not None and app.focused.id == "exam-confirm-yes"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is not screen
+
+    asyncio.run(scenario())
+    assert attempts(isolated_bank) == []
+
+
+# --- snapshots ------------------------------------------------------------------------------
+
+async def show_picker(pilot: Any) -> None:
+    await loaded(pilot.app, pilot)
+    await pilot.press("e")
+    await pilot.pause()
+
+
+def sit_short_paper(clock: FakeClock) -> Callable[[Any], Any]:
+    """Answer one question right, one wrong, leave one unanswered, finish."""
+    async def run_before(pilot: Any) -> None:
+        screen = await open_paper(pilot.app, pilot, SHORT_PAPER)
+        clock.advance(seconds=50)
+        await type_answer(pilot, screen.slots[0].instance.answer_text)
+        clock.advance(seconds=95)
+        await type_answer(pilot, "[0, 0, 0, 0]")
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        await pilot.click("#exam-confirm-yes")
+        await pilot.pause()
+    return run_before
+
+
+def test_snapshot_picker_80x24(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=show_picker)
+
+
+def test_snapshot_picker_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(120, 40), run_before=show_picker)
+
+
+def test_snapshot_summary_80x24(snap_compare: Any, new_app: Callable[..., QuizzerApp], clock: FakeClock) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=sit_short_paper(clock))
+
+
+def test_snapshot_summary_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp], clock: FakeClock) -> None:
+    assert snap_compare(new_app(), terminal_size=(120, 40), run_before=sit_short_paper(clock))

@@ -1,0 +1,318 @@
+"""Practice in the app, driven by keys as a student would: answer, skip, reveal, rate, go back."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, select
+from textual.widgets import Input, Markdown, Static
+
+from quizzer.answers import describe
+from quizzer.bank.db import open_bank
+from quizzer.bank.models import Attempt, ReviewCard
+from quizzer.templates.instance import Instance
+from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.dashboard import DashboardScreen
+from quizzer.tui.screens.help import HelpScreen
+from quizzer.tui.screens.practice import PracticeScreen
+from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.recall_box import RecallBox
+from tests.tui.conftest import loaded
+
+TYPED = ("number", "integer", "vector", "matrix", "shape", "bool", "expression")
+
+
+def attempts(bank: Path) -> list[Attempt]:
+    with Session(open_bank(str(bank))) as session:
+        return list(session.exec(select(Attempt).order_by(Attempt.id)).all())  # type: ignore[arg-type]
+
+
+def review_cards(bank: Path) -> list[ReviewCard]:
+    with Session(open_bank(str(bank))) as session:
+        return list(session.exec(select(ReviewCard)).all())
+
+
+def current(app: QuizzerApp) -> Instance:
+    screen = app.screen
+    assert isinstance(screen, PracticeScreen) and screen.question is not None
+    return screen.question.instance
+
+
+def text_of(app: QuizzerApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).render())
+
+
+def feedback(app: QuizzerApp) -> str:
+    return app.screen.query_one("#feedback", Markdown).source
+
+
+def wrong_response(instance: Instance) -> tuple[str, str | None]:
+    """Keys for a wrong answer, and the misconception it should be graded as (if it makes one)."""
+    named = next((w for w in instance.spec.wrong_answers if w.id), None)
+    if instance.kind == "choice":
+        wrong = named.value if named else (instance.answer + 1) % len(instance.choices)
+        return chr(97 + wrong), named.id if named else None
+    if instance.kind == "multi":
+        return "".join(chr(97 + i) for i in sorted(instance.answer)[:-1] or [0]), None
+    if named is not None and instance.kind != "expression":
+        return describe(instance.kind, named.value), named.id
+    return ("false" if instance.answer is True else "true") if instance.kind == "bool" else "123456", None
+
+
+async def answer(pilot: Any, app: QuizzerApp, correct: bool) -> str | None:
+    """Answer the current question with keys; returns the misconception a wrong answer should show."""
+    instance = current(app)
+    misconception = None
+    if instance.kind == "text":
+        await pilot.press("enter", "3" if correct else "1")  # reveal the model answer, then rate
+    elif instance.kind == "choice":
+        keys, misconception = (chr(97 + instance.answer), None) if correct else wrong_response(instance)
+        await pilot.press(keys)
+    elif instance.kind == "multi":
+        keys = "".join(chr(97 + i) for i in sorted(instance.answer)) if correct else wrong_response(instance)[0]
+        await pilot.press(*keys, "enter")
+    else:
+        text, misconception = (instance.answer_text, None) if correct else wrong_response(instance)
+        await pilot.press(*text, "enter")
+    await pilot.pause()
+    return misconception
+
+
+async def skip_to(pilot: Any, app: QuizzerApp, kinds: tuple[str, ...]) -> Instance:
+    """Skip (ctrl+s) until a question of one of ``kinds`` shows."""
+    for _ in range(60):
+        if current(app).kind in kinds:
+            return current(app)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    raise AssertionError(f"no {kinds} question within 60 skips")
+
+
+def test_a_practice_session_from_the_dashboard_and_back(new_app: Callable[..., QuizzerApp],
+                                                         isolated_bank: Path) -> None:
+    app = new_app()
+    plan = [True, False, True, False, True, False, True]
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            dashboard = app.screen
+            assert isinstance(dashboard, DashboardScreen) and "0 answers" in text_of(app, "#summary")
+            await pilot.press("enter")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen)
+
+            answered: list[tuple[Instance, str | None]] = []
+            for number, correct in enumerate(plan, 1):
+                instance = current(app)
+                assert f"Question {number} ·" in text_of(app, "#reason")
+                assert screen.sub_title == f"{instance.key} · seed {instance.seed}"
+                misconception = await answer(pilot, app, correct)
+                answered.append((instance, misconception))
+                banner = text_of(app, "#verdict")
+                assert screen.answered and screen.query_one("#verdict").display
+                if instance.kind == "text":
+                    assert banner.startswith("Rated good" if correct else "Rated again")
+                else:
+                    assert ("Correct" in banner) if correct else ("Not quite" in banner or "Partly" in banner)
+                assert "Worked solution" in feedback(app)
+                assert not screen.query("#answer-slot > *")  # the input made way for the feedback
+                await pilot.press("n" if number % 2 else "enter")
+                await pilot.pause()
+                assert current(app) is not instance and not screen.answered
+
+            kinds = {instance.kind for instance, _ in answered}
+            assert len(kinds) >= 4, kinds
+            records = attempts(isolated_bank)
+            assert [(a.template_key, a.seed) for a in records] == [(i.key, i.seed) for i, _ in answered]
+            assert [a.verdict == "correct" for a in records] == plan
+            assert [a.misconception for a in records] == [m for _, m in answered]
+            assert any(m for _, m in answered), "the plan should include a misconception"
+
+            # Skip: another question, nothing recorded.
+            before = current(app)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert current(app) is not before and not screen.answered
+
+            # Reveal: the solution shows, nothing is recorded, and the question counts as done.
+            revealed = current(app)
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert screen.answered and "Solution revealed" in text_of(app, "#verdict")
+            assert "Worked solution" in feedback(app)
+            await pilot.press("n")
+            await pilot.pause()
+            assert current(app) is not revealed
+
+            # An unreadable answer: a notification, nothing recorded, the question stays open.
+            unreadable = await skip_to(pilot, app, ("number", "integer", "vector", "matrix"))
+            await pilot.press(*"1 +* (", "enter")
+            await pilot.pause()
+            assert current(app) is unreadable and not screen.answered
+            assert any(n.title == "Could not read that answer" for n in app._notifications)
+            assert len(attempts(isolated_bank)) == len(plan)
+
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is dashboard
+            assert f"{len(plan)} answers" in text_of(app, "#summary")
+            tried = {t for instance, _ in answered for t in instance.topics}
+            assert dashboard.data is not None
+            assert {row.id for row in dashboard.data.topics if row.attempts} == tried
+
+    asyncio.run(scenario())
+    assert {c.template_key for c in review_cards(isolated_bank)} == {a.template_key for a in attempts(isolated_bank)}
+
+
+def test_practise_with_a_topic_opens_straight_on_that_topic(new_app: Callable[..., QuizzerApp]) -> None:
+    app = new_app(topic="softmax")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            await pilot.pause()
+            assert isinstance(app.screen, PracticeScreen)
+            for _ in range(5):
+                assert "softmax" in current(app).topics
+                await pilot.press("ctrl+s")
+                await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, DashboardScreen)
+
+    asyncio.run(scenario())
+
+
+def test_a_selection_with_no_questions_says_so_and_stays_on_the_dashboard(
+        new_app: Callable[..., QuizzerApp]) -> None:
+    app = new_app(week=99)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            await pilot.pause()
+            assert isinstance(app.screen, DashboardScreen)
+            assert any(n.title == "Nothing to practise" for n in app._notifications)
+
+    asyncio.run(scenario())
+
+
+def test_skipping_fast_never_overlaps_two_inputs(new_app: Callable[..., QuizzerApp], isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            await pilot.press("enter", *["ctrl+s"] * 12)
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen) and screen.count == 13
+            assert len(screen.query("#answer-slot > *")) == 1
+
+    asyncio.run(scenario())
+    assert attempts(isolated_bank) == []
+
+
+def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callable[..., QuizzerApp],
+                                                                isolated_bank: Path) -> None:
+    app = new_app(paper="2025T3_ET_AN")  # a matrix, a recall card and a number
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            instance = await skip_to(pilot, app, ("text",))
+            box = app.screen.query_one(RecallBox)
+            assert box.has_class("-waiting") and not box.query_one("#model-answer").display
+            await pilot.press("enter")
+            await pilot.pause()
+            assert not box.has_class("-waiting") and box.query_one("#model-answer").display
+            assert attempts(isolated_bank) == []  # seeing the model answer is not an answer
+            await pilot.press("2")
+            await pilot.pause()
+            assert text_of(app, "#verdict").startswith("Rated hard")
+            assert "You rated yourself: **hard**" in feedback(app)
+            [attempt] = attempts(isolated_bank)
+            assert (attempt.template_key, attempt.response, attempt.verdict) == (instance.key, "hard", "partial")
+
+    asyncio.run(scenario())
+
+
+def test_select_all_questions_toggle_with_letters_and_space(new_app: Callable[..., QuizzerApp],
+                                                           isolated_bank: Path) -> None:
+    app = new_app(topic="sinusoidal_positions")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            instance = await skip_to(pilot, app, ("multi",))
+            box = app.screen.query_one(ChoiceBox)
+            await pilot.press("enter")  # nothing selected yet: a warning, nothing recorded
+            await pilot.pause()
+            assert any(n.title == "Nothing selected" for n in app._notifications)
+            assert not app.screen.answered  # type: ignore[attr-defined]
+            await pilot.press("a", "b", "a", "space")  # a letter toggles and highlights; space toggles (a)
+            assert box.chosen == {0, 1}
+            await pilot.press("a", "b")
+            assert box.chosen == set()
+            await pilot.press(*(chr(97 + i) for i in sorted(instance.answer)))
+            assert box.chosen == set(instance.answer)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "Correct" in text_of(app, "#verdict")
+            assert "✔ **(" in feedback(app)
+
+    asyncio.run(scenario())
+    [attempt] = attempts(isolated_bank)
+    assert attempt.verdict == "correct"
+
+
+def test_the_live_preview_reads_the_answer_before_it_is_submitted(new_app: Callable[..., QuizzerApp],
+                                                                  isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            await pilot.press("enter")
+            await pilot.pause()
+            await skip_to(pilot, app, ("integer",))
+            await pilot.press(*"4,204,032")
+            assert text_of(app, "#answer-preview") == "I read: 4204032"
+            await pilot.press("ctrl+u", *"12e")
+            assert text_of(app, "#answer-preview").startswith("not readable yet")
+            assert app.screen.query_one("#answer-input", Input).value == "12e"
+
+    asyncio.run(scenario())
+    assert attempts(isolated_bank) == []
+
+
+def test_help_opens_and_closes_and_the_theme_toggles(new_app: Callable[..., QuizzerApp]) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            dashboard = app.screen
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            assert "ctrl+s" in app.screen.query_one(Markdown).source
+            await pilot.press("escape")
+            assert app.screen is dashboard
+            await pilot.press("enter")
+            await pilot.pause()
+            await pilot.press("ctrl+r", "question_mark")  # from practice too, once no input holds the keys
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            assert isinstance(app.screen, PracticeScreen)
+            assert app.theme == "textual-dark"
+            await pilot.press("ctrl+t")
+            assert app.theme == "textual-light"
+            await pilot.press("ctrl+t")
+            assert app.theme == "textual-dark"
+
+    asyncio.run(scenario())

@@ -1,0 +1,122 @@
+"""Snapshots of the dashboard, practice and help at 80×24 and 120×40 (fixed clock, seed and fresh bank).
+
+Update after an intended change of the screens with ``pytest --snapshot-update``, then look at the SVGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from textual.widgets import DataTable, Input
+
+from quizzer.answers import describe
+from quizzer.templates.instance import Instance
+from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.practice import PracticeScreen
+from tests.tui.conftest import loaded
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+Snap = Callable[..., bool]
+
+
+def instance(app: QuizzerApp) -> Instance:
+    screen = app.screen
+    assert isinstance(screen, PracticeScreen) and screen.question is not None
+    return screen.question.instance
+
+
+async def question(pilot: Any, kinds: tuple[str, ...], *, misconception: bool = False) -> Instance:
+    """From the open practice screen, skip to the first question of ``kinds`` (one that names a
+    misconception, if asked)."""
+    app = pilot.app
+    await loaded(app, pilot)
+    await pilot.pause()
+    for _ in range(60):
+        shown = instance(app)
+        if shown.kind in kinds and (not misconception or any(w.id for w in shown.spec.wrong_answers)):
+            # A steady cursor: a blinking one would make the picture depend on the moment it is taken.
+            for field in app.screen.query(Input):
+                field.cursor_blink = False
+            return shown
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    raise AssertionError(f"no {kinds} question within 60 skips")
+
+
+@SIZES
+def test_dashboard_fresh(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await loaded(pilot.app, pilot)
+
+    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_dashboard_after_answers(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                 size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        app = pilot.app
+        await loaded(app, pilot)
+        study = app.study
+        mistaken = None
+        for correct in (True, False, True, True, False, True):
+            shown = study.next().instance
+            named = next((w for w in shown.spec.wrong_answers if w.id), None)
+            if shown.kind == "text":
+                study.self_rate(shown, "good" if correct else "again", 30.0)
+            elif correct:
+                study.submit(shown, shown.answer_text, 30.0)
+            elif shown.kind in ("choice", "multi") or named is None:
+                study.submit(shown, "a" if shown.kind in ("choice", "multi") else "0", 30.0)
+            else:
+                study.submit(shown, describe(shown.kind, named.value), 30.0)
+                mistaken = mistaken or shown.topics[0]
+        app.refresh_dashboard()
+        if mistaken is not None:  # show the detail line of a topic with a recorded mistake
+            topics = app.screen.query_one("#topics", DataTable)
+            topics.move_cursor(row=topics.get_row_index(mistaken))
+        await pilot.pause()
+
+    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_practice_typed_answer_with_live_preview(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                                 size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        shown = await question(pilot, ("vector", "matrix"))
+        await pilot.press(*shown.answer_text[:-1])  # nearly typed: the line below shows how it is read
+
+    assert snap_compare(new_app(topic="softmax"), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_practice_choice_question(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                  size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await question(pilot, ("choice",))
+
+    assert snap_compare(new_app(topic="seq2seq_bottleneck"), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_practice_feedback_on_a_misconception(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                              size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        shown = await question(pilot, ("number", "integer", "vector"), misconception=True)
+        wrong = next(w for w in shown.spec.wrong_answers if w.id)
+        await pilot.press(*describe(shown.kind, wrong.value), "enter")
+        await pilot.pause()
+
+    assert snap_compare(new_app(topic="multi_head_attention"), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_help(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        await loaded(pilot.app, pilot)
+        await pilot.press("question_mark")
+
+    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
