@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_engine  # noqa: E402
 import bench_quizzer  # noqa: E402
+import bench_tui  # noqa: E402
 
 
 def main() -> None:
@@ -17,6 +18,9 @@ def main() -> None:
     print()
     print("== quizzer: instances, grading, import, start-up ==")
     bench_quizzer.main()
+    print()
+    print("== practice app (Pilot) ==")
+    bench_tui.main()
 
 
 if __name__ == "__main__":
