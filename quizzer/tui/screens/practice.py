@@ -10,7 +10,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Header, Markdown, Static
+from textual.widgets import Header, Markdown, Static
 
 from quizzer.grading import Verdict
 from quizzer.mathtext import render_math
@@ -37,6 +37,11 @@ def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
 def recall_markdown(instance: Instance) -> str:
     """A recall card's model answer, then its solution (which says what a "good" answer must contain)."""
     return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution)}"
+
+
+OPEN_KEYS = Content.from_markup(
+    "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] reveal solution  [b]esc[/] back  [b]?[/] help")
+ANSWERED_KEYS = Content.from_markup("[b]n[/] or [b]enter[/] next question  [b]esc[/] back  [b]?[/] help")
 
 
 class PracticeScreen(Screen[None]):
@@ -68,13 +73,15 @@ class PracticeScreen(Screen[None]):
             yield Vertical(id="answer-slot")
             yield Static("", id="verdict")
             yield Markdown("", id="feedback")
-        yield Footer()
+        # A one-line key guide instead of Textual's Footer: the Footer rebuilds every key widget
+        # whenever the available actions change, which cost ~90 ms on each new question.
+        yield Static("", id="keys")
 
     async def on_mount(self) -> None:
         await self.action_next()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Skip and reveal while a question is open; next once it is answered (the footer follows)."""
+        """Skip and reveal while a question is open; next once it is answered."""
         if action in ("skip", "reveal"):
             return not self.answered
         if action == "next":
@@ -164,7 +171,7 @@ class PracticeScreen(Screen[None]):
 
     def _set_answered(self, answered: bool) -> None:
         self.answered = answered
-        self.refresh_bindings()
+        self.query_one("#keys", Static).update(ANSWERED_KEYS if answered else OPEN_KEYS)
 
     def _seconds(self) -> float:
         return round(time.monotonic() - self.shown_at, 1)
