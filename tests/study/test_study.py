@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import timezone
 from pathlib import Path
 
 import pytest
@@ -15,56 +14,29 @@ from sqlmodel import Session, select
 from quizzer.answers import describe
 from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.models import Attempt, ReviewCard
-from quizzer.bank.store import import_bundled
-from quizzer.catalog import load_catalog, questions_dir
+from quizzer.catalog import load_catalog
 from quizzer.study import Study, TopicRow
 from quizzer.templates.instance import Instance, make_instance
+from tests.tui.conftest import START, FakeClock
 
-START = datetime(2026, 11, 29, 9, 0, tzinfo=timezone.utc)
 TYPED = ("number", "integer", "vector", "matrix", "shape", "bool", "expression")
 
 
-class Clock:
-    """UTC time that moves only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, **delta: float) -> None:
-        self.now += timedelta(**delta)
-
-
-@pytest.fixture(scope="module")
-def imported_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The bundled questions imported once per module; each test gets a copy of the file."""
-    path = tmp_path_factory.mktemp("bank") / "bank.sqlite"
-    engine = open_bank(str(path))
-    with new_session(engine) as session:
-        import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
-        session.commit()
-    engine.dispose()  # the last connection closing checkpoints the WAL into the file
-    return path
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
 
 
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def session(imported_bank: Path, isolated_bank: Path) -> Iterator[Session]:
-    shutil.copy(imported_bank, isolated_bank)
-    engine = open_bank(str(isolated_bank))
+def session(bundled_bank: Path) -> Iterator[Session]:
+    engine = open_bank(str(bundled_bank))
     with new_session(engine) as session:
         yield session
     engine.dispose()
 
 
 @pytest.fixture
-def study(session: Session, clock: Clock) -> Study:
+def study(session: Session, clock: FakeClock) -> Study:
     return Study(session=session, catalog=load_catalog(), clock=clock, rng=random.Random(7))
 
 
@@ -237,7 +209,7 @@ def test_mastery_rises_with_correct_answers(study: Study) -> None:
     assert topic_row(study, topic).accuracy == 1.0
 
 
-def test_reviews_fall_due_as_the_clock_advances(study: Study, clock: Clock) -> None:
+def test_reviews_fall_due_as_the_clock_advances(study: Study, clock: FakeClock) -> None:
     answered = [instance_of(study, kind) for kind in ("integer", "number", "bool")]
     for instance in answered:
         study.submit(instance, instance.answer_text, 10.0)
