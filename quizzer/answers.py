@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import difflib
 import functools
 import math
 import re
@@ -26,6 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from quizzer.errors import did_you_mean
 from quizzer.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
 
 MAX_ANSWER_CHARS = 2000
@@ -320,9 +320,8 @@ def _check_arithmetic(compiled: Compiled, allowed: Collection[str] | None, hint:
 def _check_callee(node: ast.Call) -> None:
     name = node.func.id if isinstance(node.func, ast.Name) else "?"
     if name not in FUNCTIONS:
-        close = difflib.get_close_matches(name, list(FUNCTIONS), n=1)
-        suggestion = f"did you mean {close[0]!r}?" if close else "functions: " + ", ".join(FUNCTIONS)
-        raise AnswerFormatError(f"unknown function {name!r} ({suggestion})")
+        suggestion = did_you_mean(name, FUNCTIONS) or f" (functions: {', '.join(FUNCTIONS)})"
+        raise AnswerFormatError(f"unknown function {name!r}{suggestion}")
 
 
 def _check_name(name: str, allowed: Collection[str] | None, hint: str) -> None:

@@ -58,15 +58,11 @@ def reports_errors(command: F) -> F:
 @contextmanager
 def bank_session() -> Iterator[Session]:
     """Open the bank, bring the bundled questions up to date, and yield a session."""
-    from quizzer.bank.db import new_session, open_bank
-    from quizzer.bank.store import import_bundled
-    from quizzer.catalog import load_catalog, questions_dir
+    from quizzer.bank.ready import open_ready_bank
 
-    engine = open_bank()
+    engine, session = open_ready_bank()
     try:
-        with new_session(engine) as session:
-            import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
-            session.commit()
+        with session:
             yield session
     finally:
         engine.dispose()

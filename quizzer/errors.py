@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class UserError(Exception):
     """Bad input from a user (a file, a flag, an answer, a database): reported, never a traceback."""
@@ -11,6 +14,13 @@ class UserError(Exception):
     def __init__(self, message: str, *, where: str | None = None):
         self.where = where
         super().__init__(f"{where}: {message}" if where else message)
+
+
+def did_you_mean(name: str, candidates: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """' (did you mean 'x'?)' for the closest candidate, or '' when none is close: every
+    "unknown …" message in quizzer ends this way."""
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=cutoff)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class TemplateError(UserError):

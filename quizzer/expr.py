@@ -20,11 +20,10 @@ a wall-clock budget.  Every failure is an :class:`ExprError` with one readable l
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
+import io
 import math
 import operator
-import io
 import time
 import tokenize
 from collections.abc import Callable, Mapping
@@ -32,6 +31,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from quizzer.errors import did_you_mean
 
 MAX_SOURCE_CHARS = 4000
 MAX_DEPTH = 40  # brackets
@@ -235,7 +236,7 @@ def _name(node: ast.Name) -> Closure:
         except KeyError:
             if name in scope.functions:
                 raise ExprError(f"{name!r} is a function; call it as {name}(...)") from None
-            raise ExprError(f"unknown name {name!r}{_suggest(name, [*scope.names, *scope.functions])}") from None
+            raise ExprError(f"unknown name {name!r}{did_you_mean(name, [*scope.names, *scope.functions])}") from None
     return run
 
 
@@ -311,7 +312,7 @@ def _call(node: ast.Call) -> Closure:
         scope.tick()
         function = scope.functions.get(name)
         if function is None:
-            raise ExprError(f"unknown function {name!r}{_suggest(name, list(scope.functions))}")
+            raise ExprError(f"unknown function {name!r}{did_you_mean(name, scope.functions)}")
         values = [arg(scope) for arg in args]
         keywords = {key: value(scope) for key, value in kwargs}
         try:
@@ -430,11 +431,6 @@ def check_allocation(*dims: Any) -> None:
         if total > MAX_ARRAY_ELEMENTS:
             raise ExprError(f"an array of shape {tuple(int(d) for d in dims)} is too large "
                             f"(limit {MAX_ARRAY_ELEMENTS} elements)")
-
-
-def _suggest(name: str, candidates: list[str]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf}

@@ -25,16 +25,12 @@ def isolated_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def bundled_bank_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A bank with every bundled template imported, built once per test run."""
-    from quizzer.bank.db import new_session, open_bank
-    from quizzer.bank.store import import_bundled
-    from quizzer.catalog import load_catalog, questions_dir
+    from quizzer.bank.ready import open_ready_bank
 
     path = tmp_path_factory.mktemp("bundled") / "bank.sqlite"
-    engine = open_bank(str(path))
-    with new_session(engine) as session:
-        import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
-        session.commit()
-    engine.dispose()
+    engine, session = open_ready_bank(str(path))
+    session.close()
+    engine.dispose()  # the last connection closing checkpoints the WAL into the file
     return path
 
 

@@ -6,7 +6,6 @@ because the caller commits once, after every file has been validated.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 from collections.abc import Iterable, Sequence
@@ -18,7 +17,7 @@ from sqlmodel import Session, col, delete, select
 
 from quizzer.bank.models import Attempt, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
 from quizzer.catalog import Catalog
-from quizzer.errors import TemplateError, UserError
+from quizzer.errors import TemplateError, UserError, did_you_mean
 from quizzer.grading import Verdict
 from quizzer.templates import schema
 from quizzer.templates.loader import load_text
@@ -87,7 +86,8 @@ def get_template(*, session: Session, key: str) -> schema.Template:
     """The parsed template for ``key``; an unknown key is a UserError with a suggestion."""
     row = session.get(Template, key)
     if row is None:
-        raise UserError(f"unknown question key {key!r}{_suggest(session, key)}")
+        hint = did_you_mean(key, session.exec(select(Template.key)).all(), cutoff=0.5) or "; see 'quizzer list'"
+        raise UserError(f"unknown question key {key!r}{hint}")
     return parse_stored(row.source_yaml, row.content_hash, key)
 
 
@@ -98,12 +98,6 @@ def parse_stored(source: str, digest: str, key: str) -> schema.Template:
         return load_text(source, where=f"bank template {key!r}")
     except TemplateError as exc:
         raise UserError(f"the stored template no longer loads ({exc}); re-add its file") from None
-
-
-def _suggest(session: Session, key: str) -> str:
-    keys = list(session.exec(select(Template.key)).all())
-    close = difflib.get_close_matches(key, keys, n=1, cutoff=0.5)
-    return f" (did you mean {close[0]!r}?)" if close else "; see 'quizzer list'"
 
 
 def all_templates(*, session: Session) -> list[schema.Template]:

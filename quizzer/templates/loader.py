@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from quizzer.errors import TemplateError
+from quizzer.errors import TemplateError, did_you_mean
 from quizzer.templates.schema import Choice, Misconception, ParamSpec, Template, Tolerance
 
 MAX_FILE_BYTES = 256 * 1024
@@ -111,7 +110,7 @@ def _first_error(exc: ValidationError, root: yaml.Node) -> str:
     field = ".".join(loc) or "(top level)"
     message = error["msg"].removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = f"unknown field {loc[-1]!r}{_suggest(loc[-1], loc[:-1])}"
+        message = f"unknown field {loc[-1]!r}{did_you_mean(loc[-1], _fields_at(loc[:-1]))}"
     elif error["type"] == "missing":
         message = "is required"
     line = _line_of(root, loc)
@@ -121,12 +120,6 @@ def _first_error(exc: ValidationError, root: yaml.Node) -> str:
 # Pydantic names union members in error locations; they mean nothing to an author.
 _UNION_TAGS = {"str", "int", "float", "bool", "list[any]", "tuple[int, int]", "tuple[float, float]",
                "constrained-str", "list[str]", "dict[str,any]"}
-
-
-def _suggest(name: str, parent: list[str]) -> str:
-    fields = _fields_at(parent)
-    close = difflib.get_close_matches(name, fields, n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _fields_at(parent: list[str]) -> list[str]:

@@ -7,7 +7,6 @@ with the correct answer (a student must never be told a right answer is wrong).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from quizzer.catalog import Catalog, load_catalog
-from quizzer.errors import TemplateError
+from quizzer.errors import TemplateError, did_you_mean
 from quizzer.grading import values_match
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import load_path
@@ -35,17 +34,17 @@ def check_references(template: Template, catalog: Catalog) -> None:
     """Topics, misconception ids and routed keys must exist in the catalogue."""
     for i, topic in enumerate(template.topics):
         if topic not in catalog.topics:
-            _fail(template, f"topics.{i}", f"unknown topic {topic!r}{_suggest(topic, catalog.topics)}")
+            _fail(template, f"topics.{i}", f"unknown topic {topic!r}{did_you_mean(topic, catalog.topics)}")
     used = [(f"misconceptions.{i}.id", m.id) for i, m in enumerate(template.misconceptions)]
     used += [(f"choices.{i}.misconception", c.misconception) for i, c in enumerate(template.choices or [])
              if c.misconception]
     for field, misconception in used:
         if misconception not in catalog.misconceptions:
             _fail(template, field, f"unknown misconception {misconception!r}"
-                  f"{_suggest(misconception, catalog.misconceptions)} (see data/misconceptions.yaml)")
+                  f"{did_you_mean(misconception, catalog.misconceptions)} (see data/misconceptions.yaml)")
     if template.is_routed and template.key not in catalog.records:
         _fail(template, "key", f"{template.key!r} is not a routed record in data/routing.yaml"
-              f"{_suggest(template.key, catalog.records)}")
+              f"{did_you_mean(template.key, catalog.records)}")
 
 
 def check_renders(template: Template, seeds: Iterable[int]) -> int:
@@ -118,8 +117,3 @@ def _fail(template: Template, field: str, message: str) -> None:
 def _strip_where(exc: TemplateError) -> str:
     text = str(exc)
     return text[len(exc.where) + 2:] if exc.where and text.startswith(exc.where + ": ") else text
-
-
-def _suggest(name: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""

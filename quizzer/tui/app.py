@@ -65,14 +65,10 @@ class QuizzerApp(App[None]):
     @work(thread=True, exclusive=True)
     def load(self) -> None:
         """Open the bank (importing changed bundled questions) off the UI thread."""
-        from quizzer.bank.db import new_session, open_bank
-        from quizzer.bank.store import import_bundled
-        from quizzer.catalog import load_catalog, questions_dir
+        from quizzer.bank.ready import open_ready_bank
+        from quizzer.catalog import load_catalog
 
-        engine = open_bank(self.db_url, cross_thread=True)
-        session = new_session(engine)
-        import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
-        session.commit()
+        _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
         study = Study(session=session, catalog=load_catalog(), clock=self.clock, rng=random.Random(self.seed))
         self.post_message(self.Loaded(study))
 
