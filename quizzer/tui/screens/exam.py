@@ -206,12 +206,13 @@ class MockExamScreen(Screen[None]):
         self._stop_the_clock()
         self.index = index
         instance = self.slots[index].instance
-        self.query_one("#exam-question", Markdown).update(question_markdown(instance, f"{index + 1}. "))
-        slot = self.query_one("#exam-answer-slot", Vertical)
-        await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
-        await slot.mount(answer_widget(instance))
-        self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
-        self._show_progress()
+        with self.app.batch_update():  # one layout pass per question (see PracticeScreen.action_next)
+            await self.query_one("#exam-question", Markdown).update(question_markdown(instance, f"{index + 1}. "))
+            slot = self.query_one("#exam-answer-slot", Vertical)
+            await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
+            await slot.mount(answer_widget(instance))
+            self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
+            self._show_progress()
 
     def _show_progress(self) -> None:
         """The status line (where am I, what is answered) and this question's saved answer."""
