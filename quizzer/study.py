@@ -15,9 +15,10 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session, col, select
 
-from quizzer.bank.models import Attempt, ReviewCard, utcnow
+from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
+from quizzer.clock import Clock, utcnow
 from quizzer.grading import Verdict, grade, self_grade
 from quizzer.mastery import GradedAttempt, TopicMastery, mastered, replay
 from quizzer.policy import Pick, next_question
@@ -26,7 +27,6 @@ from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
-Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,13 @@ template by key, so re-importing a changed template keeps its history.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
+from quizzer.clock import utcnow
+
 SCHEMA_VERSION = 1
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class Meta(SQLModel, table=True):
