@@ -31,7 +31,7 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 # A second cue beside colour, so curves and bars stay apart in greyscale print.
 LINE_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)), (0, (3, 1, 1, 1, 1, 1)))
 HATCHES = ("", "//", "..", "xx", "\\\\", "--", "++", "oo")
-BLOCKED_FILL, BLOCKED_INK = "#e4e4e4", "#8c8c8c"
+BLOCKED_FILL, BLOCKED_HATCH, BLOCKED_INK = "#ececec", "#bdbdbd", "#333333"
 MAX_WRITTEN_SIDE = 16  # beyond this many rows or columns, cell values would be too small to read
 MAX_WRITTEN_BARS = 16
 
@@ -124,7 +124,7 @@ def _block(axes: Axes, blocked: Any) -> None:
     from matplotlib.patches import Rectangle
 
     for row, column in zip(*blocked.nonzero(), strict=True):
-        axes.add_patch(Rectangle((column - 0.5, row - 0.5), 1, 1, facecolor=BLOCKED_FILL, edgecolor=BLOCKED_INK,
+        axes.add_patch(Rectangle((column - 0.5, row - 0.5), 1, 1, facecolor=BLOCKED_FILL, edgecolor=BLOCKED_HATCH,
                                  hatch="///", linewidth=0))
 
 
@@ -158,8 +158,9 @@ def _cell_font(shape: tuple[int, ...]) -> float:
 
 def _lines(axes: Axes, figure: Figure) -> None:
     for i, series in enumerate(figure.series):
-        axes.plot(figure.x, series.y, color=PALETTE[i], linestyle=LINE_STYLES[i], linewidth=2,
-                  label=_plain(series.label) or None)
+        # The first series is the main one: drawn thickest and on top of the others.
+        axes.plot(figure.x, series.y, color=PALETTE[i], linestyle=LINE_STYLES[i], linewidth=2.6 if i == 0 else 1.6,
+                  zorder=3 if i == 0 else 2, label=_plain(series.label) or None)
     for mark in figure.marks:
         axes.axvline(mark.x, color="#444444", linestyle=(0, (2, 2)), linewidth=1)
         if mark.label:
@@ -188,6 +189,8 @@ def _bars(axes: Axes, figure: Figure) -> None:
 
 
 def _legend(axes: Axes, figure: Figure) -> None:
+    if figure.ylim is not None:
+        axes.set_ylim(*figure.ylim)
     if any(series.label for series in figure.series):
         axes.legend(loc="best", fontsize=9)
 
@@ -198,7 +201,7 @@ def _texts(canvas: Canvas, axes: Axes, figure: Figure) -> None:
     axes.set_xlabel(_plain(figure.xlabel))
     axes.set_ylabel(_plain(figure.ylabel))
     if figure.caption:
-        width = int(canvas.get_figwidth() * 13)  # characters of 9-point text per line
+        width = int(canvas.get_figwidth() * 14)  # characters of 9-point italic per line
         canvas.supxlabel(textwrap.fill(_plain(figure.caption), width), fontsize=9, style="italic",
                          color="#333333")
 

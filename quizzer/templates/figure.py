@@ -22,7 +22,7 @@ from quizzer.templates.schema import FigureSpec, Labels
 MAX_SIDE = 64  # rows, columns or bars of one figure: beyond this no number in a cell is readable
 MAX_POINTS = 2000  # points per curve
 
-Evaluate = Callable[[Any, str], Any]  # (expression, field) -> value
+Evaluate = Callable[[Any, str, dict[str, Any]], Any]  # (expression, field, extra names) -> value
 Render = Callable[[str, str], str]  # (text with {{ }} placeholders, field) -> text
 
 
@@ -70,6 +70,7 @@ class Figure:
     categories: tuple[str, ...] = ()
     series: tuple[Series, ...] = ()
     marks: tuple[Mark, ...] = ()
+    ylim: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return _lists(asdict(self))
@@ -84,10 +85,10 @@ def build_figure(spec: FigureSpec, evaluate: Evaluate, render: Render) -> Figure
 
 def _heatmap(spec: FigureSpec, evaluate: Evaluate, render: Render) -> dict[str, Any]:
     assert spec.data is not None
-    data = _matrix(evaluate(spec.data, "figure.data"))
+    data = _matrix(evaluate(spec.data, "figure.data", {}))
     blocked = np.isneginf(data)
     if spec.mask is not None:
-        mask = np.asarray(evaluate(spec.mask, "figure.mask"))
+        mask = np.asarray(evaluate(spec.mask, "figure.mask", {}))
         if mask.dtype != bool or mask.shape != data.shape:
             raise FigureDataError("figure.mask", f"must be a true/false matrix of the data's shape {data.shape} "
                                                  f"(True = blocked), got {show(mask)}")
@@ -103,23 +104,37 @@ def _heatmap(spec: FigureSpec, evaluate: Evaluate, render: Render) -> dict[str, 
 
 
 def _lines(spec: FigureSpec, evaluate: Evaluate, render: Render) -> dict[str, Any]:
-    x = _finite_vector(evaluate(spec.x, "figure.x"), "figure.x", limit=MAX_POINTS)
-    marks = tuple(Mark(_number(evaluate(mark.x, f"figure.marks.{i}.x"), f"figure.marks.{i}.x"),
+    x = _finite_vector(evaluate(spec.x, "figure.x", {}), "figure.x", limit=MAX_POINTS)
+    marks = tuple(Mark(_number(evaluate(mark.x, f"figure.marks.{i}.x", {}), f"figure.marks.{i}.x"),
                        render(mark.label, f"figure.marks.{i}.label")) for i, mark in enumerate(spec.marks))
-    return {"x": x, "series": _series(spec, evaluate, render, len(x)), "marks": marks}
+    return {"x": x, "series": _series(spec, evaluate, render, len(x), {"x": np.array(x)}), "marks": marks,
+            "ylim": _ylim(spec, evaluate)}
 
 
 def _bars(spec: FigureSpec, evaluate: Evaluate, render: Render) -> dict[str, Any]:
     categories = _labels(spec.categories, "figure.categories", evaluate, render, count=None)
-    return {"categories": categories, "series": _series(spec, evaluate, render, len(categories))}
+    return {"categories": categories, "series": _series(spec, evaluate, render, len(categories), {}),
+            "ylim": _ylim(spec, evaluate)}
 
 
-def _series(spec: FigureSpec, evaluate: Evaluate, render: Render, length: int) -> tuple[Series, ...]:
-    """Each series' values, one per x (or category); a single number is drawn as a constant."""
+def _ylim(spec: FigureSpec, evaluate: Evaluate) -> tuple[float, float] | None:
+    """The y range shown, when the author fixes it (a term that explodes near 0 would flatten the rest)."""
+    if spec.ylim is None:
+        return None
+    low, high = (_number(evaluate(bound, f"figure.ylim.{i}", {}), f"figure.ylim.{i}") for i, bound in enumerate(spec.ylim))
+    if low >= high:
+        raise FigureDataError("figure.ylim", f"the low end ({low:g}) must be below the high end ({high:g})")
+    return low, high
+
+
+def _series(spec: FigureSpec, evaluate: Evaluate, render: Render, length: int,
+            names: dict[str, Any]) -> tuple[Series, ...]:
+    """Each series' values, one per x (or category); a single number is drawn as a constant.
+    ``names`` adds ``x`` (a lines figure's x values) for the ``y`` expressions."""
     out = []
     for i, series in enumerate(spec.series):
         field = f"figure.series.{i}.y"
-        values = np.asarray(evaluate(series.y, field), dtype=object)
+        values = np.asarray(evaluate(series.y, field, names), dtype=object)
         if values.ndim == 0:
             values = np.full(length, values.item())
         y = _finite_vector(values, field, limit=length)
@@ -178,7 +193,7 @@ def _labels(spec: Labels | None, field: str, evaluate: Evaluate, render: Render,
     if spec is None:
         return tuple(str(i) for i in range(1, (count or 0) + 1))
     if isinstance(spec, str):
-        value = evaluate(spec, field)
+        value = evaluate(spec, field, {})
         items = list(value) if isinstance(value, (list, tuple, np.ndarray)) else None
         if items is None:
             raise FigureDataError(field, f"must give a list of labels, got {show(value)}")

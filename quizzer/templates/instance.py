@@ -341,7 +341,8 @@ def _figure(template: Template, env: dict[str, Any]) -> Figure | None:
     if template.figure is None:
         return None
     try:
-        return build_figure(template.figure, lambda source, where: _evaluate(template, source, env, where),
+        return build_figure(template.figure,
+                            lambda source, where, names: _evaluate(template, source, env | names, where),
                             lambda text, where: _render(template, env, text, where))
     except FigureDataError as exc:
         raise TemplateError(f"field {exc.field!r}: {exc}", where=_where(template)) from None

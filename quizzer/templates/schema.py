@@ -104,7 +104,7 @@ Labels = list[Label] | str
 FIGURE_KINDS = ("heatmap", "lines", "bars")
 # Which fields each figure kind draws; any other kind-specific field given is an error, never ignored.
 _FIGURE_FIELDS = {"heatmap": {"data", "mask", "row_labels", "col_labels"},
-                  "lines": {"x", "series", "marks"}, "bars": {"categories", "series"}}
+                  "lines": {"x", "series", "marks", "ylim"}, "bars": {"categories", "series", "ylim"}}
 _FIGURE_REQUIRED = {"heatmap": ("data",), "lines": ("x", "series"), "bars": ("categories", "series")}
 
 
@@ -140,6 +140,7 @@ class FigureSpec(_Strict):
     categories: Labels | None = None
     series: list[FigureSeries] = Field(default_factory=list, max_length=8)
     marks: list[FigureMark] = Field(default_factory=list, max_length=8)
+    ylim: tuple[str | int | float, str | int | float] | None = None
 
     @model_validator(mode="after")
     def _kind_fields(self) -> FigureSpec:
