@@ -13,12 +13,10 @@ matplotlib is imported inside the functions: it takes a noticeable part of a sec
 from __future__ import annotations
 
 import io
-import re
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from quizzer.mathtext import render_math
-from quizzer.templates.figure import Figure, cell_text
+from quizzer.templates.figure import Figure, cell_text, contrast_ink, plain_text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -103,7 +101,7 @@ def _heatmap(axes: Axes, figure: Figure) -> None:
     if max(blocked.shape) <= MAX_WRITTEN_SIDE:
         for (row, column), value in np.ndenumerate(values):
             value_or_none = None if np.isnan(value) else float(value)
-            ink = BLOCKED_INK if blocked[row, column] else _ink(cmap(norm(value)))
+            ink = BLOCKED_INK if blocked[row, column] else contrast_ink(cmap(norm(value)))
             axes.text(column, row, cell_text(value_or_none, figure.decimals), ha="center", va="center",
                       color=ink, fontsize=_cell_font(values.shape))
     else:
@@ -131,8 +129,8 @@ def _block(axes: Axes, blocked: Any) -> None:
 def _cell_grid(axes: Axes, figure: Figure) -> None:
     """Row labels left, column labels on top (as a matrix is read), white lines between cells."""
     rows, columns = len(figure.cells), len(figure.cells[0])
-    axes.set_xticks(range(columns), [_plain(label) for label in figure.col_labels])
-    axes.set_yticks(range(rows), [_plain(label) for label in figure.row_labels])
+    axes.set_xticks(range(columns), [plain_text(label) for label in figure.col_labels])
+    axes.set_yticks(range(rows), [plain_text(label) for label in figure.row_labels])
     axes.xaxis.tick_top()
     axes.xaxis.set_label_position("top")
     axes.set_xticks([c - 0.5 for c in range(1, columns)], minor=True)
@@ -143,15 +141,6 @@ def _cell_grid(axes: Axes, figure: Figure) -> None:
         spine.set_visible(False)
 
 
-def _ink(rgba: tuple[float, ...]) -> str:
-    """Black on light cells, white on dark ones (WCAG relative luminance)."""
-    def linear(c: float) -> float:
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    red, green, blue = (linear(c) for c in rgba[:3])
-    return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.18 else "white"
-
-
 def _cell_font(shape: tuple[int, ...]) -> float:
     return 10.0 if max(shape) <= 8 else 8.0 if max(shape) <= 12 else 6.5
 
@@ -160,11 +149,11 @@ def _lines(axes: Axes, figure: Figure) -> None:
     for i, series in enumerate(figure.series):
         # The first series is the main one: drawn thickest and on top of the others.
         axes.plot(figure.x, series.y, color=PALETTE[i], linestyle=LINE_STYLES[i], linewidth=2.6 if i == 0 else 1.6,
-                  zorder=3 if i == 0 else 2, label=_plain(series.label) or None)
+                  zorder=3 if i == 0 else 2, label=plain_text(series.label) or None)
     for mark in figure.marks:
         axes.axvline(mark.x, color="#444444", linestyle=(0, (2, 2)), linewidth=1)
         if mark.label:
-            axes.annotate(_plain(mark.label), xy=(mark.x, 1), xycoords=("data", "axes fraction"),
+            axes.annotate(plain_text(mark.label), xy=(mark.x, 1), xycoords=("data", "axes fraction"),
                           xytext=(3, -3), textcoords="offset points", ha="left", va="top", fontsize=9,
                           color="#222222", bbox={"facecolor": "white", "edgecolor": "none", "pad": 1})
     axes.grid(color="#dddddd", linewidth=0.8)
@@ -178,10 +167,10 @@ def _bars(axes: Axes, figure: Figure) -> None:
     for i, series in enumerate(figure.series):
         offsets = [position + (i - (count - 1) / 2) * width for position in range(len(figure.categories))]
         bars = axes.bar(offsets, series.y, width, color=PALETTE[i], hatch=HATCHES[i], edgecolor="white",
-                        label=_plain(series.label) or None)
+                        label=plain_text(series.label) or None)
         if len(figure.categories) * count <= MAX_WRITTEN_BARS:
             axes.bar_label(bars, [cell_text(v, figure.decimals) for v in series.y], padding=2, fontsize=9)
-    axes.set_xticks(range(len(figure.categories)), [_plain(label) for label in figure.categories])
+    axes.set_xticks(range(len(figure.categories)), [plain_text(label) for label in figure.categories])
     axes.axhline(0, color="#444444", linewidth=0.8)
     axes.grid(axis="y", color="#dddddd", linewidth=0.8)
     axes.set_axisbelow(True)
@@ -197,18 +186,10 @@ def _legend(axes: Axes, figure: Figure) -> None:
 
 def _texts(canvas: Canvas, axes: Axes, figure: Figure) -> None:
     """Title, axis labels and a caption under the plot, wrapped to the figure's width."""
-    axes.set_title(_plain(figure.title))
-    axes.set_xlabel(_plain(figure.xlabel))
-    axes.set_ylabel(_plain(figure.ylabel))
+    axes.set_title(plain_text(figure.title))
+    axes.set_xlabel(plain_text(figure.xlabel))
+    axes.set_ylabel(plain_text(figure.ylabel))
     if figure.caption:
         width = int(canvas.get_figwidth() * 14)  # characters of 9-point italic per line
-        canvas.supxlabel(textwrap.fill(_plain(figure.caption), width), fontsize=9, style="italic",
+        canvas.supxlabel(textwrap.fill(plain_text(figure.caption), width), fontsize=9, style="italic",
                          color="#333333")
-
-
-_EMPHASIS = re.compile(r"\*\*|`")  # bold and code marks; single * and _ can be real text
-
-
-def _plain(text: str) -> str:
-    """Markdown with $…$ math as plain Unicode: a figure shows text, not markup."""
-    return _EMPHASIS.sub("", render_math(text)).strip() if text else ""

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from quizzer.mathtext import render_math
 from quizzer.templates.functions import show
 from quizzer.templates.schema import FigureSpec, Labels
 
@@ -150,6 +151,21 @@ def cell_text(value: float | None, decimals: int) -> str:
         return "−∞"
     text = f"{value:.{decimals}f}"
     return (text.lstrip("-") if float(text) == 0 else text).replace("-", "−")
+
+
+def contrast_ink(rgb: tuple[float, ...]) -> str:
+    """Black on light backgrounds, white on dark ones (WCAG relative luminance of RGB in 0..1)."""
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (linear(c) for c in rgb[:3])
+    return "black" if 0.2126 * red + 0.7152 * green + 0.0722 * blue > 0.18 else "white"
+
+
+def plain_text(text: str) -> str:
+    """A figure text's Markdown and $…$ math as plain Unicode: a picture shows text, not markup.
+    Only bold and code marks are dropped: a single * or _ can be real text."""
+    return render_math(text).replace("**", "").replace("`", "").strip() if text else ""
 
 
 def _matrix(value: Any) -> np.ndarray:
