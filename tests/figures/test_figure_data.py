@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from quizzer.errors import TemplateError
 from quizzer.templates.instance import Instance
+from quizzer.templates.schema import FigureSpec
 from tests.figures.conftest import HEATMAP, LINES, template_with
 
 
@@ -95,3 +99,12 @@ def test_bad_values_fail_when_rendered_naming_the_field(instance_with: Callable[
     with pytest.raises(TemplateError) as error:
         instance_with(figure)
     assert message in str(error.value) and "template 'practice/figure-test'" in str(error.value)
+
+
+def test_the_figure_examples_in_questions_readme_are_valid() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "questions" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Figures", 1)[1].split("\n## ", 1)[0]
+    examples = re.findall(r"```yaml\n(figure:.*?)```", section, re.DOTALL)
+    assert len(examples) == 2
+    for example in examples:
+        FigureSpec.model_validate(yaml.safe_load(example)["figure"])
