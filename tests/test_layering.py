@@ -13,7 +13,11 @@ RULES = {
     "quizzer/expr.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/answers.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/grading.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # Templates compute a figure's values; drawing them (matplotlib) belongs to quizzer/figures.py.
+    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch", "matplotlib"},
+    "quizzer/figures.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # The app draws figures with terminal colours: matplotlib would cost the practice screen ~0.5 s.
+    "quizzer/tui": {"matplotlib"},
     "quizzer/bank": {"textual", "torch"},
     # The learning model is pure logic: it neither stores nor draws anything.
     "quizzer/mastery.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
