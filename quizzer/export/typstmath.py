@@ -130,10 +130,11 @@ class _Parser:
         if self.take() != token:
             raise MathConversionError(f"expected {token!r} in {self.tex!r}")
 
-    def unknown(self, what: str) -> _Piece:
+    def unknown(self, what: str, name: str) -> _Piece:
+        """Unsupported LaTeX: an error in strict mode, else its name as text (the most readable guess)."""
         if self.strict:
             raise MathConversionError(f"unsupported LaTeX {what} in {self.tex!r}")
-        return _Piece(_string(what.lstrip("\\")), text=True)
+        return _Piece(_string(name), text=True)
 
     # -- structure ------------------------------------------------------------------------------
 
@@ -223,6 +224,8 @@ class _Parser:
     # -- commands -------------------------------------------------------------------------------
 
     def command(self, name: str) -> _Piece:
+        if name in _PAIRS:  # before the symbols: \lVert alone would be a loose ‖
+            return self.paired(name)
         if name in _SYMBOLS:
             return _Piece(_SYMBOLS[name])
         if name in _BIG_OPERATORS:
@@ -234,7 +237,7 @@ class _Parser:
         handler = _HANDLERS.get(name.rstrip("*"))
         if handler is not None:
             return handler(self, name)
-        return self.unknown(f"command \\{name}")
+        return self.unknown(f"command \\{name}", name)
 
     def fraction(self, name: str) -> _Piece:
         numerator = self.argument()
@@ -319,7 +322,7 @@ class _Parser:
             return _Piece("cases(" + ", ".join(" & ".join(row) for row in rows) + ")")
         if environment in ("aligned", "align", "align*", "gathered", "split"):
             return _Piece(" \\ ".join(" & ".join(row) for row in rows))
-        return self.unknown(f"environment {environment}")
+        return self.unknown(f"environment {environment}", environment)
 
     def rows(self) -> list[list[str]]:
         """An environment body: rows split at ``\\\\``, cells at ``&``."""
@@ -356,7 +359,6 @@ _HANDLERS = {
     **dict.fromkeys(("underbrace", "overbrace"), _Parser.brace),
     "boxed": _Parser.boxed,
     "left": _Parser.left,
-    **dict.fromkeys(("lVert", "lvert", "lfloor", "lceil"), _Parser.paired),
     "begin": _Parser.begin,
     "not": _Parser.negation,
 }
