@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_engine  # noqa: E402
+import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
 import bench_tui  # noqa: E402
 
@@ -21,6 +22,9 @@ def main() -> None:
     print()
     print("== practice app (Pilot) ==")
     bench_tui.main()
+    print()
+    print("== exports (quizzer export, from the command line) ==")
+    bench_export.main()
 
 
 if __name__ == "__main__":

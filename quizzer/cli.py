@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -249,7 +250,7 @@ def generate(
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
 ) -> None:
     """Generate randomized instances; the same options and seed always give the same questions."""
-    from quizzer.render import render_instance
+    from quizzer.render import render_instance, render_json
     from quizzer.selection import choose_instances
 
     with bank_session() as session:
@@ -257,10 +258,51 @@ def generate(
         instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
                                      n=n, seed=seed)
     if fmt is Format.json:
-        typer.echo(json.dumps([i.to_json(solutions=solutions) for i in instances], indent=2, ensure_ascii=False))
+        typer.echo(render_json(instances, solutions=solutions))
         return
     for number, instance in enumerate(instances, 1):
         typer.echo(render_instance(instance, fmt=fmt.value, solutions=solutions, number=number))
+
+
+@app.command()
+@reports_errors
+def export(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle or json.")],
+    key: Annotated[Optional[list[str]], typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
+    topic: Annotated[Optional[str], typer.Option(help="Questions on this topic id.")] = None,
+    week: Annotated[Optional[int], typer.Option(help="Questions of this week.")] = None,
+    paper: Annotated[Optional[str], typer.Option(help="The routed questions of this paper.")] = None,
+    n: Annotated[Optional[int], typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
+    seed: Annotated[Optional[int], typer.Option(min=0, help="Seed for the selection and the numbers (default: a fresh one).")] = None,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (md: plus NAME-answers.md).")] = None,
+    paper_only: Annotated[bool, typer.Option("--paper-only", help="Only the questions.")] = False,
+    answers_only: Annotated[bool, typer.Option("--answers-only", help="Only the answer sheet.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+) -> None:
+    """Export a randomized paper and its answer sheet (md, html, pdf), an Anki deck, Moodle XML or JSON."""
+    import secrets
+
+    from quizzer.export import check_request, export as export_paper
+    from quizzer.export.document import Selection
+    from quizzer.selection import choose_instances
+
+    if paper_only and answers_only:
+        raise UserError("choose one of --paper-only and --answers-only")
+    only = "paper" if paper_only else "answers" if answers_only else None
+    check_request(fmt, output, only)
+    selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
+                          topic=topic, week=week, paper=paper, n=n)
+    with bank_session() as session:
+        _check_filters(topic=topic, paper=paper)
+        instances = choose_instances(session=session, keys=selection.keys, topic=topic, week=week, paper=paper,
+                                     n=n, seed=selection.seed)
+    written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force)
+    sys.stdout.buffer.write(written.stdout)
+    for path in written.paths:
+        typer.echo(str(path))
+    if written.paths and sys.stdout.isatty():
+        typer.echo(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
+                   f"{shlex.join(['quizzer', 'export', *selection.options(), '--format', fmt])}")
 
 
 @app.command()

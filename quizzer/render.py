@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+
 from quizzer.mathtext import render_math
 from quizzer.templates.instance import Instance
 
@@ -27,3 +30,8 @@ def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = 
 
 def _identity(text: str) -> str:
     return text
+
+
+def render_json(instances: Sequence[Instance], *, solutions: bool) -> str:
+    """Instances as the JSON list ``generate --format json`` prints and ``export --format json`` writes."""
+    return json.dumps([instance.to_json(solutions=solutions) for instance in instances], indent=2, ensure_ascii=False)

@@ -13,12 +13,18 @@ RULES = {
     "quizzer/expr.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/answers.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/grading.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # Templates compute a figure's values; drawing them (matplotlib) belongs to quizzer/figures.py.
+    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch", "matplotlib"},
+    "quizzer/figures.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # The app draws figures with terminal colours: matplotlib would cost the practice screen ~0.5 s.
+    "quizzer/tui": {"matplotlib"},
     "quizzer/bank": {"textual", "torch"},
     # The learning model is pure logic: it neither stores nor draws anything.
     "quizzer/mastery.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/review.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/policy.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # Exports render instances they are given: no bank, no UI.
+    "quizzer/export": {"textual", "sqlmodel", "sqlalchemy", "torch"},
 }
 
 

@@ -26,6 +26,7 @@ from quizzer.catalog import misconception_feedback
 from quizzer.errors import TemplateError
 from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
 from quizzer.grading import AnswerSpec, Tolerance, WrongAnswer
+from quizzer.templates.figure import Figure, FigureDataError, build_figure
 from quizzer.templates.functions import fmt, show, sig, template_functions
 from quizzer.templates.schema import ParamSpec, Template
 
@@ -52,6 +53,7 @@ class Instance:
     answer_text: str
     spec: AnswerSpec
     choices: tuple[str, ...] = ()
+    figure: Figure | None = None
     values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
@@ -63,6 +65,8 @@ class Instance:
             data["choices"] = list(self.choices)
         if solutions:
             data |= {"answer": _jsonable(self.answer), "answer_text": self.answer_text, "solution": self.solution}
+        if self.figure is not None and (solutions or self.figure.where == "prompt"):
+            data["figure"] = self.figure.to_json()
         return data
 
 
@@ -83,7 +87,7 @@ def make_instance(template: Template, seed: int) -> Instance:
         key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
         topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
         solution=render(template.solution, "solution"), answer=answer,
-        answer_text=answer_text, spec=spec, choices=choices, values=env,
+        answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env), values=env,
     )
 
 
@@ -331,6 +335,17 @@ def _render(template: Template, env: dict[str, Any], text: str, where: str) -> s
     if "{{" in _PLACEHOLDER.sub("", text):  # "}}" alone is ordinary LaTeX (\sqrt{d_{k}}), "{{" never is here
         raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(template))
     return rendered
+
+
+def _figure(template: Template, env: dict[str, Any]) -> Figure | None:
+    if template.figure is None:
+        return None
+    try:
+        return build_figure(template.figure,
+                            lambda source, where, names: _evaluate(template, source, env | names, where),
+                            lambda text, where: _render(template, env, text, where))
+    except FigureDataError as exc:
+        raise TemplateError(f"field {exc.field!r}: {exc}", where=_where(template)) from None
 
 
 def _where(template: Template) -> str:

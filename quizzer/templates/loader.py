@@ -10,7 +10,8 @@ import yaml
 from pydantic import ValidationError
 
 from quizzer.errors import TemplateError, did_you_mean
-from quizzer.templates.schema import Choice, Misconception, ParamSpec, Template, Tolerance
+from quizzer.templates.schema import (Choice, FigureMark, FigureSeries, FigureSpec, Misconception, ParamSpec,
+                                      Template, Tolerance)
 
 MAX_FILE_BYTES = 256 * 1024
 # libyaml's safe loader when present (about 10x faster); the pure-Python one otherwise. Both are safe.
@@ -125,8 +126,10 @@ _UNION_TAGS = {"str", "int", "float", "bool", "list[any]", "tuple[int, int]", "t
 def _fields_at(parent: list[str]) -> list[str]:
     if not parent:
         return list(Template.model_fields)
-    models = {"params": ParamSpec, "tolerance": Tolerance, "choices": Choice, "misconceptions": Misconception}
-    model = models.get(parent[0])
+    models = {"params": ParamSpec, "tolerance": Tolerance, "choices": Choice, "misconceptions": Misconception,
+              "figure": FigureSpec}
+    nested = {("figure", "series"): FigureSeries, ("figure", "marks"): FigureMark}
+    model = nested.get(tuple(parent[:2])) or models.get(parent[0])
     if model is None:
         return []
     return [field.alias or name for name, field in model.model_fields.items()]

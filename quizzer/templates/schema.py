@@ -97,6 +97,61 @@ class Misconception(_Strict):
 
 
 Text = Annotated[str, Field(min_length=1, max_length=20_000)]
+Label = Annotated[str, Field(max_length=200)]
+# Row/column/bar labels: a YAML list of texts (placeholders allowed), or one expression giving a list.
+Labels = list[Label] | str
+
+FIGURE_KINDS = ("heatmap", "lines", "bars")
+# Which fields each figure kind draws; any other kind-specific field given is an error, never ignored.
+_FIGURE_FIELDS = {"heatmap": {"data", "mask", "row_labels", "col_labels"},
+                  "lines": {"x", "series", "marks", "ylim"}, "bars": {"categories", "series", "ylim"}}
+_FIGURE_REQUIRED = {"heatmap": ("data",), "lines": ("x", "series"), "bars": ("categories", "series")}
+
+
+class FigureSeries(_Strict):
+    """One curve (lines) or one set of bars: values from an expression, named in the legend."""
+
+    y: str = Field(min_length=1, max_length=2000, description="expression giving a 1-D array")
+    label: Label = ""
+
+
+class FigureMark(_Strict):
+    """A labelled vertical reference line on a lines figure (a step, a position, a boundary)."""
+
+    x: str | int | float = Field(description="expression giving one number")
+    label: Label = ""
+
+
+class FigureSpec(_Strict):
+    """A picture drawn from computed values: declarative, every value an expression, nothing run."""
+
+    kind: Literal["heatmap", "lines", "bars"]
+    where: Literal["prompt", "solution"] = "solution"
+    title: Label = ""
+    caption: str = Field(default="", max_length=1000)
+    xlabel: Label = ""
+    ylabel: Label = ""
+    data: str | None = Field(default=None, min_length=1, max_length=2000)
+    mask: str | None = Field(default=None, min_length=1, max_length=2000)
+    row_labels: Labels | None = None
+    col_labels: Labels | None = None
+    decimals: int = Field(default=2, ge=0, le=6)
+    x: str | None = Field(default=None, min_length=1, max_length=2000)
+    categories: Labels | None = None
+    series: list[FigureSeries] = Field(default_factory=list, max_length=8)
+    marks: list[FigureMark] = Field(default_factory=list, max_length=8)
+    ylim: tuple[str | int | float, str | int | float] | None = None
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> FigureSpec:
+        for name in _FIGURE_REQUIRED[self.kind]:
+            if not getattr(self, name):
+                raise ValueError(f"a {self.kind!r} figure needs {name!r}")
+        specific = set().union(*_FIGURE_FIELDS.values()) - _FIGURE_FIELDS[self.kind]
+        stray = sorted(name for name in specific if getattr(self, name))
+        if stray:
+            raise ValueError(f"{', '.join(map(repr, stray))} cannot be used in a {self.kind!r} figure")
+        return self
 
 
 class Template(_Strict):
@@ -119,6 +174,7 @@ class Template(_Strict):
     shuffle: bool = True
     misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
     solution: Text
+    figure: FigureSpec | None = None
     tags: list[str] = Field(default_factory=list, max_length=20)
 
     @field_validator("key")

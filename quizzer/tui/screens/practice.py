@@ -18,6 +18,7 @@ from quizzer.study import Question, Study
 from quizzer.templates.instance import Instance
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.figure_view import FigureView
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -70,9 +71,11 @@ class PracticeScreen(Screen[None]):
         yield Static("", id="reason")
         with VerticalScroll(id="question-scroll"):
             yield Markdown("", id="question")
+            yield FigureView("prompt", id="prompt-figure")
             yield Vertical(id="answer-slot")
             yield Static("", id="verdict")
             yield Markdown("", id="feedback")
+            yield FigureView("solution", id="solution-figure")
         # A one-line key guide instead of Textual's Footer: the Footer rebuilds every key widget
         # whenever the available actions change, which cost ~90 ms on each new question.
         yield Static("", id="keys")
@@ -104,6 +107,7 @@ class PracticeScreen(Screen[None]):
         # Textual lay the screen out again (three full passes per question instead of one).
         with self.app.batch_update():
             self._set_answered(False)
+            self._show_figures()
             self.sub_title = f"{instance.key} · seed {instance.seed}"
             self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
             await self.query_one("#question", Markdown).update(question_markdown(instance))
@@ -164,6 +168,7 @@ class PracticeScreen(Screen[None]):
     async def _show_feedback(self, markdown: str) -> None:
         with self.app.batch_update():  # one layout pass, as for a new question
             self._set_answered(True)
+            self._show_figures()
             await self.query_one("#answer-slot", Vertical).remove_children()
             await self.query_one("#feedback", Markdown).update(markdown)
         scroll = self.query_one("#question-scroll", VerticalScroll)
@@ -172,6 +177,11 @@ class PracticeScreen(Screen[None]):
         # once the feedback is laid out, or there would be nothing below to scroll to.
         self.call_after_refresh(scroll.scroll_to_widget, self.query_one("#verdict", Static), top=True,
                                 animate=False)
+
+    def _show_figures(self) -> None:
+        if self.question is not None:
+            for view in self.query(FigureView):
+                view.show(self.question.instance, answered=self.answered)
 
     def _set_answered(self, answered: bool) -> None:
         self.answered = answered

@@ -1,0 +1,149 @@
+"""``quizzer export``: a paper and its answer sheet, or the bank for Anki and Moodle, as files.
+
+Every format renders the same :class:`~quizzer.export.document.Paper`.  Which documents a
+format writes:
+
+* ``md``: two files, the paper at ``-o PATH`` and the answer sheet beside it
+  (``paper.md`` → ``paper-answers.md``); without ``-o``, both on stdout.
+* ``html`` and ``pdf``: one file, the paper, then the answer sheet starting on a new page.
+* ``json``, ``moodle``, ``apkg``: one file holding questions and answers together.
+
+``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
+Files are rendered completely in memory first, then written to temporary files in the target
+directory and moved into place, so a failed export never leaves a half-written file.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from quizzer.errors import UserError
+from quizzer.export.document import SECTIONS, Paper, Section, Selection, build_paper
+from quizzer.templates.instance import Instance
+
+
+@dataclass(frozen=True)
+class Format:
+    module: str
+    suffix: str
+    layout: str  # "split": one file per section; "combined": sections in one file; "bundle": one file, no parts
+    binary: bool = False
+
+
+FORMATS = {
+    "md": Format("markdown", ".md", "split"),
+    "html": Format("html", ".html", "combined"),
+    "pdf": Format("pdf", ".pdf", "combined", binary=True),
+    "json": Format("jsonfmt", ".json", "combined"),
+    "moodle": Format("moodle", ".xml", "bundle"),
+    "apkg": Format("apkg", ".apkg", "bundle", binary=True),
+}
+
+
+@dataclass(frozen=True)
+class Written:
+    """What an export produced: file paths, or the text for stdout when no ``-o`` was given."""
+
+    paths: tuple[Path, ...]
+    stdout: bytes = b""
+
+
+def check_request(fmt: str, output: Path | None, only: Section | None) -> None:
+    """Reject impossible combinations before any work is done."""
+    spec = _format(fmt)
+    if only and spec.layout == "bundle":
+        raise UserError(f"--format {fmt} holds questions and answers together; "
+                        "--paper-only and --answers-only apply to md, html, pdf and json")
+    if spec.binary and output is None:
+        raise UserError(f"--format {fmt} writes a binary file: give -o PATH")
+
+
+def export(instances: list[Instance], selection: Selection, *, fmt: str, output: Path | None,
+           only: Section | None = None, force: bool = False) -> Written:
+    """Render ``instances`` in ``fmt`` and write the files (or return the text for stdout)."""
+    check_request(fmt, output, only)
+    spec = _format(fmt)
+    sections = (only,) if only else SECTIONS
+    plan = _plan(spec, output, sections)
+    targets = [path for path, _ in plan if path is not None]
+    _check_targets(targets, force)
+    renderer = importlib.import_module(f"quizzer.export.{spec.module}").render
+    with _progress(len(instances) * sum(len(parts) for _, parts in plan)) as step:
+        paper = build_paper(instances, selection, fmt, step)
+        rendered = [(path, renderer(paper, parts)) for path, parts in plan]
+    if output is None:
+        return Written(paths=(), stdout=b"".join(content for _, content in rendered))
+    _write_all([(path, content) for path, content in rendered if path is not None])
+    return Written(paths=tuple(targets))
+
+
+def answers_path(path: Path) -> Path:
+    """Where the answer sheet goes beside a paper: ``paper.md`` → ``paper-answers.md``."""
+    return path.with_name(f"{path.stem}-answers{path.suffix}")
+
+
+def _format(fmt: str) -> Format:
+    if fmt not in FORMATS:
+        raise UserError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}", where="--format")
+    return FORMATS[fmt]
+
+
+def _plan(spec: Format, output: Path | None, sections: tuple[Section, ...]
+          ) -> list[tuple[Path | None, tuple[Section, ...]]]:
+    """Which file receives which sections."""
+    if spec.layout == "split" and output is not None and len(sections) == 2:
+        return [(output, ("paper",)), (answers_path(output), ("answers",))]
+    return [(output, sections)]
+
+
+def _check_targets(targets: list[Path], force: bool) -> None:
+    for path in targets:
+        if path.is_dir():
+            raise UserError("is a directory; give a file name", where=str(path))
+        if not path.parent.is_dir():
+            raise UserError(f"cannot write: no directory {str(path.parent)!r}", where=str(path))
+        if not os.access(path.parent, os.W_OK):
+            raise UserError("cannot write: the directory is not writable", where=str(path))
+        if path.exists() and not force:
+            raise UserError("already exists; add --force to overwrite it", where=str(path))
+
+
+def _write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write every file to a temporary sibling first; move them into place only when all are written."""
+    temporaries: list[tuple[str, Path]] = []
+    try:
+        for path, content in files:
+            descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+            temporaries.append((temporary, path))
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(content)
+        for temporary, path in temporaries:
+            os.replace(temporary, path)
+    except OSError as exc:
+        raise UserError(f"cannot write: {exc.strerror or exc}", where=str(exc.filename or files[0][0])) from None
+    finally:
+        for temporary, _ in temporaries:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+@contextmanager
+def _progress(total: int) -> Iterator[Callable[[], None]]:
+    """A rich progress bar on stderr when it is a terminal; otherwise nothing."""
+    if not sys.stderr.isatty():
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (TextColumn("exporting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("export", total=total)
+        yield lambda: progress.advance(task)

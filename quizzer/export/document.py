@@ -1,0 +1,119 @@
+"""The document every export format renders: a paper of numbered questions and its answer sheet.
+
+Formats never look at templates or grading internals: they read a :class:`Paper` — which
+questions, how to regenerate them, and for each question its prompt, choices, answer (with
+the accepted tolerance), worked solution, misconception notes and figure — all as Markdown
+with ``$…$`` math, exactly as the templates write it.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from quizzer.answers import describe
+from quizzer.templates.instance import Instance
+
+Section = Literal["paper", "answers"]
+SECTIONS: tuple[Section, ...] = ("paper", "answers")
+TOLERANT_KINDS = ("number", "vector", "matrix")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What was asked for on the command line; with the seed it fixes the paper exactly."""
+
+    seed: int
+    keys: tuple[str, ...] = ()
+    topic: str | None = None
+    week: int | None = None
+    paper: str | None = None
+    n: int | None = None
+
+    def options(self) -> list[str]:
+        """The command-line options that select the same questions."""
+        options = [arg for key in self.keys for arg in ("--key", key)]
+        for flag, value in (("--topic", self.topic), ("--week", self.week), ("--paper", self.paper), ("-n", self.n)):
+            if value is not None:
+                options += [flag, str(value)]
+        return options + ["--seed", str(self.seed)]
+
+    def describe(self) -> str:
+        """A title for the paper: ``topic causal_self_attention``, ``week 2``, ``paper 2024T3_Q1_NA``."""
+        parts = [f"topic {self.topic}" if self.topic else "", f"week {self.week}" if self.week else "",
+                 f"paper {self.paper}" if self.paper else "",
+                 f"{len(self.keys)} chosen question{'s' * (len(self.keys) != 1)}" if self.keys else ""]
+        return ", ".join(part for part in parts if part) or "the whole bank"
+
+
+@dataclass(frozen=True)
+class Note:
+    """A misconception on the answer sheet: the wrong answer it leads to and what went wrong."""
+
+    answer: str
+    feedback: str
+
+
+@dataclass(frozen=True)
+class Question:
+    number: int
+    instance: Instance
+    answer: str
+    accepted: str  # how close a typed answer must be ("" when it must be exact)
+    notes: tuple[Note, ...]
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """Topics, week, paper and key as tags without spaces (Anki splits tags at spaces)."""
+        paper = self.instance.key.split(" ")[0] if " " in self.instance.key else None
+        tags = [*(f"topic::{topic}" for topic in self.instance.topics), f"week::{self.instance.week}",
+                *([f"paper::{paper}"] if paper else []), f"key::{self.instance.key}"]
+        return tuple(tag.replace(" ", "_") for tag in tags)
+
+
+@dataclass(frozen=True)
+class Paper:
+    selection: Selection
+    questions: tuple[Question, ...]
+    fmt: str
+    step: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
+
+    @property
+    def title(self) -> str:
+        return f"Practice paper: {self.selection.describe()}"
+
+    @property
+    def command(self) -> str:
+        """The shell command that prints this same paper again."""
+        return shlex.join(["quizzer", "export", *self.selection.options(), "--format", self.fmt])
+
+    @property
+    def stamp(self) -> str:
+        """The line printed on the paper and the answer sheet: seed and how to regenerate."""
+        return f"Seed {self.selection.seed} · regenerate with: {self.command}"
+
+    def each(self) -> Iterator[Question]:
+        """The questions in order, reporting each one done to the progress display."""
+        for question in self.questions:
+            yield question
+            self.step()
+
+
+def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
+                step: Callable[[], None] = lambda: None) -> Paper:
+    questions = tuple(_question(number, instance) for number, instance in enumerate(instances, 1))
+    return Paper(selection=selection, questions=questions, fmt=fmt, step=step)
+
+
+def _question(number: int, instance: Instance) -> Question:
+    spec = instance.spec
+    accepted = spec.tolerance.describe() if instance.kind in TOLERANT_KINDS else ""
+    kind = "choice" if instance.kind == "multi" else instance.kind  # a select-all distractor is one option
+    notes = tuple(
+        Note(describe(kind, wrong.value, options=instance.choices, digits=spec.tolerance.display_digits()),
+             wrong.feedback)
+        for wrong in spec.wrong_answers if wrong.feedback
+    )
+    return Question(number=number, instance=instance, answer=instance.answer_text, accepted=accepted, notes=notes)

@@ -1,0 +1,120 @@
+"""PDF typeset by typst (offline, its own embedded fonts): the paper, then the answer sheet on a new page.
+
+Math is converted from LaTeX by :mod:`quizzer.export.typstmath`; a display formula wider than
+the text is scaled down to fit rather than running off the page.  Figures are drawn as PNG at
+print resolution into a private temporary folder that typst reads from.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from quizzer.errors import UserError
+from quizzer.export.document import Paper, Question, Section
+from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
+
+FIGURE_DPI = 200
+WORK_SPACE = {"choice": "1.5em", "multi": "1.5em", "bool": "1.5em", "shape": "3em", "text": "9em"}
+DEFAULT_WORK_SPACE = "7em"
+
+PREAMBLE = """
+#set document(title: TITLE, author: "quizzer", date: none)
+#set page(paper: "a4", margin: (x: 18mm, top: 18mm, bottom: 20mm),
+  footer: context text(size: 8pt, fill: luma(110))[FOOTER #h(1fr) #counter(page).display("1 / 1", both: true)])
+#set text(font: "Libertinus Serif", size: 10.5pt, lang: "en")
+#set par(leading: 0.62em, spacing: 0.9em)
+#show math.equation: set text(font: "New Computer Modern Math")
+#show raw: set text(font: "DejaVu Sans Mono", size: 8.5pt)
+#show raw.where(block: true): block.with(fill: luma(246), inset: 7pt, radius: 3pt, width: 100%)
+#show heading.where(level: 1): set text(size: 16pt)
+#show heading.where(level: 2): set text(size: 11.5pt)
+#set list(indent: 0.6em)
+#set enum(indent: 0.6em)
+// A display formula wider than the text is scaled down to fit instead of running off the page.
+#let fit-math(body) = layout(size => {
+  let width = measure(body).width
+  if width > size.width { scale(size.width / width * 100%, reflow: true, body) } else { body }
+})
+#let meta(body) = text(size: 8pt, fill: luma(100), body)
+#let work(height) = block(width: 100%, height: height, stroke: (paint: luma(200), dash: "dashed"), radius: 3pt)
+#let answer-box(body) = block(width: 100%, fill: rgb("#f2f6fc"), stroke: (left: 2.5pt + rgb("#1a56a8")), inset: 7pt, body)
+#let notes-box(body) = block(width: 100%, fill: rgb("#fff8e6"), stroke: (left: 2.5pt + rgb("#d49a00")), inset: 7pt, body)
+"""
+
+
+def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
+    import typst
+
+    with tempfile.TemporaryDirectory(prefix="quizzer-pdf-") as folder:
+        root = Path(folder)
+        body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
+        source = (PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", escape_typst(f"{paper.title} · seed {paper.selection.seed}"))
+                  + body)
+        (root / "main.typ").write_text(source, encoding="utf-8")
+        try:
+            return typst.compile(str(root / "main.typ"), root=str(root), ignore_system_fonts=True, format="pdf")
+        except typst.TypstError as exc:  # a formula the converter got wrong: say which, never a traceback
+            raise UserError(f"typst could not typeset the paper: {exc.message}", where="--format pdf") from None
+
+
+def _paper(paper: Paper, root: Path) -> str:
+    header = (f"= {escape_typst(paper.title)}\n#meta[{_stamp(paper)}]\n\n"
+              "#grid(columns: (1fr, 1fr, 1fr), column-gutter: 12pt, [Name: #box(width: 1fr, repeat[\\_])],"
+              " [Date: #box(width: 1fr, repeat[\\_])], [Score: #box(width: 1fr, repeat[\\_])])\n"
+              "#line(length: 100%, stroke: 1pt)\n")
+    return header + "\n".join(_question(question, root) for question in paper.each())
+
+
+def _answers(paper: Paper, root: Path) -> str:
+    header = f"= Answer sheet\n#meta[{escape_typst(paper.title)} · {_stamp(paper)}]\n#line(length: 100%, stroke: 1pt)\n"
+    return header + "\n".join(_answer(question, root) for question in paper.each())
+
+
+def _stamp(paper: Paper) -> str:
+    """Seed and regenerate command; the command as raw text so its quotes stay straight for copying."""
+    return f"Seed {paper.selection.seed} · regenerate with: #raw({_string(paper.command)})"
+
+
+def _heading(question: Question) -> str:
+    instance = question.instance
+    return (f"== {question.number}. {to_typst_inline(instance.title)}\n"
+            f"#meta[{escape_typst(instance.key)} · seed {instance.seed}]\n\n")
+
+
+def _question(question: Question, root: Path) -> str:
+    instance = question.instance
+    choices = "".join(f"#block(spacing: 0.5em)[*({chr(97 + i)})* #h(0.3em) {to_typst_inline(choice)}]\n"
+                      for i, choice in enumerate(instance.choices))
+    work = f"#work({WORK_SPACE.get(instance.kind, DEFAULT_WORK_SPACE)})\n"
+    return (f"#block(breakable: false, below: 1.4em)[\n{_heading(question)}{to_typst(instance.prompt)}\n\n"
+            f"{_figure(question, 'prompt', root)}{choices}{work}]")
+
+
+def _answer(question: Question, root: Path) -> str:
+    accepted = f" #text(fill: luma(100))[(accepted {escape_typst(question.accepted)})]" if question.accepted else ""
+    answer = to_typst(question.answer) if "\n" in question.answer.strip() else to_typst_inline(question.answer)
+    notes = "".join(f"- *{to_typst_inline(note.answer)}*: {to_typst_inline(note.feedback)}\n"
+                    for note in question.notes)
+    notes_box = f"#notes-box[*Common mistakes*\n\n{notes}]\n" if notes else ""
+    return (f"#block(breakable: true, below: 1.4em)[\n{_heading(question)}"
+            f"#answer-box[*Answer:* {answer}{accepted}]\n\n{to_typst(question.instance.solution)}\n\n"
+            f"{_figure(question, 'solution', root)}{notes_box}]")
+
+
+def _figure(question: Question, where: str, root: Path) -> str:
+    figure = question.instance.figure
+    if figure is None or figure.where != where:
+        return ""
+    from quizzer.figures import figure_png
+
+    name = f"figure-{question.number}.png"
+    (root / name).write_bytes(figure_png(question.instance, dpi=FIGURE_DPI) or b"")
+    return f'#align(center, image("{name}", width: 75%))\n\n'
+
+
+def _string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+_SECTIONS = {"paper": _paper, "answers": _answers}

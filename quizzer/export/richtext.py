@@ -1,0 +1,155 @@
+"""Question text — Markdown with ``$…$`` math, as templates write it — for each export format.
+
+The text is parsed once by markdown-it (CommonMark, GFM tables, dollar math with pandoc's
+rule: no space inside the dollars and no digit after the closing one, the rule the terminal
+renderer uses too) and then rendered:
+
+* as HTML with MathML (``latex2mathml``: renders offline in any current browser),
+* as HTML with the LaTeX left in ``\\(…\\)`` / ``\\[…\\]`` for MathJax (Anki, Moodle),
+* as typst markup with the math converted by :mod:`quizzer.export.typstmath`.
+
+Raw HTML in a template is shown as text, never passed through.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from collections.abc import Callable
+from typing import Any, Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.tree import SyntaxTreeNode
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from quizzer.export.typstmath import latex_to_typst
+
+MathStyle = Literal["mathml", "mathjax"]
+
+
+def _mathml(tex: str, options: dict[str, Any]) -> str:
+    from latex2mathml.converter import convert
+
+    return convert(tex, display="block" if options["display_mode"] else "inline")
+
+
+def _mathjax(tex: str, options: dict[str, Any]) -> str:
+    opening, closing = (r"\[", r"\]") if options["display_mode"] else (r"\(", r"\)")
+    return html.escape(f"{opening}{tex}{closing}", quote=False)
+
+
+_MATH_RENDERERS: dict[str, Callable[[str, dict[str, Any]], str]] = {"mathml": _mathml, "mathjax": _mathjax}
+
+
+@functools.cache
+def _markdown(math: MathStyle = "mathml") -> MarkdownIt:
+    return (MarkdownIt("commonmark", {"html": False}).enable("table")
+            .use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
+                 double_inline=True, renderer=_MATH_RENDERERS[math]))
+
+
+def to_html(text: str, *, math: MathStyle) -> str:
+    """Block HTML (paragraphs, lists, tables, code) for a prompt or a solution."""
+    return _markdown(math).render(text)
+
+
+def to_html_inline(text: str, *, math: MathStyle) -> str:
+    """Inline HTML for a short text (a choice, an answer): no surrounding paragraph."""
+    return _markdown(math).renderInline(text)
+
+
+def math_spans(text: str) -> list[tuple[str, bool]]:
+    """Every math span of ``text`` as (LaTeX, display?) in reading order."""
+    return [(node.content, node.type != "math_inline")
+            for node in _walk(SyntaxTreeNode(_markdown().parse(text))) if node.type.startswith("math_")]
+
+
+def _walk(node: SyntaxTreeNode) -> list[SyntaxTreeNode]:
+    return [node] + [descendant for child in node.children for descendant in _walk(child)]
+
+
+# --- typst --------------------------------------------------------------------------------------
+
+def to_typst(text: str) -> str:
+    """Typst markup for a prompt or a solution."""
+    return _typst(SyntaxTreeNode(_markdown().parse(text))).strip()
+
+
+def to_typst_inline(text: str) -> str:
+    """Typst markup for a short text that sits inside a line (a choice, an answer)."""
+    return " ".join(to_typst(text).split("\n\n"))
+
+
+def _typst(node: SyntaxTreeNode) -> str:
+    render = _TYPST_NODES.get(node.type)
+    if render is None:
+        return _children(node)  # containers (root, inline, list items' paragraphs)
+    return render(node)
+
+
+def _children(node: SyntaxTreeNode, separator: str = "") -> str:
+    return separator.join(_typst(child) for child in node.children)
+
+
+def _list(node: SyntaxTreeNode) -> str:
+    marker = "+" if node.type == "ordered_list" else "-"
+    items = []
+    for item in node.children:
+        body = _children(item, "\n\n").strip().replace("\n", "\n  ")
+        items.append(f"{marker} {body}")
+    return "\n".join(items) + "\n\n"
+
+
+def _table(node: SyntaxTreeNode) -> str:
+    rows = [row for section in node.children for row in section.children]
+    columns = max(len(row.children) for row in rows)
+    cells = ", ".join(f"[{_children(cell)}]" for row in rows for cell in row.children)
+    return f"#table(columns: {columns}, align: left, inset: 5pt, stroke: 0.5pt + gray, {cells})\n\n"
+
+
+def _code_block(node: SyntaxTreeNode) -> str:
+    fence = "`" * max(3, _longest_backtick_run(node.content) + 1)
+    language = (node.info or "").split()[0] if node.info else ""
+    return f"{fence}{language}\n{node.content.rstrip()}\n{fence}\n\n"
+
+
+def _code_inline(node: SyntaxTreeNode) -> str:
+    fence = "`" * (_longest_backtick_run(node.content) + 1)
+    padding = " " if node.content.startswith("`") or node.content.endswith("`") else ""
+    return f"{fence}{padding}{node.content}{padding}{fence}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall(r"`+", text)), default=0)
+
+
+def escape_typst(text: str) -> str:
+    """Plain text as typst markup: every character that could start markup is escaped."""
+    return "".join("\\" + char if char in _TYPST_MARKUP else char for char in text)
+
+
+_TYPST_MARKUP = frozenset("\\#$*_`[]<>@=~/+-")  # quotes stay: typst makes them typographic
+
+_TYPST_NODES: dict[str, Callable[[SyntaxTreeNode], str]] = {
+    "paragraph": lambda node: _children(node) + "\n\n",
+    "text": lambda node: escape_typst(node.content),
+    "softbreak": lambda node: " ",
+    "hardbreak": lambda node: " \\\n",
+    "strong": lambda node: f"#strong[{_children(node)}]",
+    "em": lambda node: f"#emph[{_children(node)}]",
+    "code_inline": _code_inline,
+    "fence": _code_block,
+    "code_block": _code_block,
+    "bullet_list": _list,
+    "ordered_list": _list,
+    "table": _table,
+    "blockquote": lambda node: f"#quote(block: true)[{_children(node)}]\n\n",
+    "hr": lambda node: "#line(length: 100%, stroke: 0.5pt + gray)\n\n",
+    "heading": lambda node: f"#strong[{_children(node)}]\n\n",
+    "link": lambda node: _children(node),
+    "image": lambda node: escape_typst(node.attrs.get("alt", "") or ""),
+    "math_inline": lambda node: f"${latex_to_typst(node.content)}$",
+    "math_inline_double": lambda node: f"#fit-math($ {latex_to_typst(node.content)} $)",
+    "math_block": lambda node: f"#fit-math($ {latex_to_typst(node.content)} $)\n\n",
+}

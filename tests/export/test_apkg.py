@@ -1,0 +1,78 @@
+"""The Anki deck opens in Anki's own library, and exporting again updates instead of duplicating."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from quizzer.cli import app
+
+anki_collection = pytest.importorskip("anki.collection")
+runner = CliRunner()
+KEYS = ("--key", "2024T3_Q1_NA Q277", "--key", "practice/warmup-rate", "--key", "practice/ls-statements")
+
+
+@pytest.fixture(autouse=True)
+def prepared(bundled_bank: Path) -> Path:
+    return bundled_bank
+
+
+def export_deck(path: Path, *extra: str) -> None:
+    result = runner.invoke(app, ["export", *KEYS, "--seed", "3", "--format", "apkg", "-o", str(path), *extra])
+    assert result.exit_code == 0, result.stderr
+
+
+def import_into(collection, path: Path) -> None:  # type: ignore[no-untyped-def]
+    request = anki_collection.ImportAnkiPackageRequest(
+        package_path=str(path),
+        options=anki_collection.ImportAnkiPackageOptions(update_notes=1, update_notetypes=1, with_scheduling=False))
+    collection.import_anki_package(request)
+
+
+def test_deck_imports_into_anki_with_fields_tags_and_media(tmp_path: Path) -> None:
+    deck = tmp_path / "deck.apkg"
+    export_deck(deck)
+    instances = {i["key"]: i for i in json.loads(runner.invoke(
+        app, ["generate", *KEYS, "--seed", "3", "--format", "json", "--solutions"]).stdout)}
+    collection = anki_collection.Collection(str(tmp_path / "collection.anki2"))
+    try:
+        import_into(collection, deck)
+        note_ids = collection.find_notes("")
+        assert len(note_ids) == 3 and collection.card_count() == 3
+        notes = [collection.get_note(note_id) for note_id in note_ids]
+        for note in notes:
+            instance = instances[note["Key"]]
+            assert note["Seed"] == "3" and note["Title"] == instance["title"]
+            assert note["Prompt"] and note["Solution"] and note["Answer"]
+            assert f"key::{instance['key'].replace(' ', '_')}" in note.tags
+            assert f"week::{instance['week']}" in note.tags and all(" " not in tag for tag in note.tags)
+        routed = next(note for note in notes if note["Key"] == "2024T3_Q1_NA Q277")
+        assert "paper::2024T3_Q1_NA" in routed.tags and routed["Mistakes"]
+        assert r"\(" in routed["Prompt"] and "$" not in routed["Prompt"]  # MathJax, not dollars
+        warmup = next(note for note in notes if note["Key"] == "practice/warmup-rate")
+        assert '<img src="quizzer-' in warmup["Solution"]
+        media = Path(collection.media.dir())
+        assert any(path.suffix == ".png" for path in media.iterdir())
+        deck_names = [d.name for d in collection.decks.all_names_and_ids()]
+        assert "quizzer::3 chosen questions" in deck_names
+    finally:
+        collection.close()
+
+
+def test_exporting_again_updates_the_same_notes(tmp_path: Path) -> None:
+    first, second = tmp_path / "first.apkg", tmp_path / "second.apkg"
+    export_deck(first)
+    export_deck(second)
+    collection = anki_collection.Collection(str(tmp_path / "collection.anki2"))
+    try:
+        import_into(collection, first)
+        guids = sorted(collection.get_note(n).guid for n in collection.find_notes(""))
+        import_into(collection, second)
+        assert sorted(collection.get_note(n).guid for n in collection.find_notes("")) == guids
+        assert len(collection.models.all_names_and_ids()) == len(
+            [m for m in collection.models.all_names_and_ids() if m.name != "quizzer question"]) + 1
+    finally:
+        collection.close()
