@@ -122,6 +122,7 @@ def _write_all(files: list[tuple[Path, bytes]]) -> None:
         for path, content in files:
             descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
             temporaries.append((temporary, path))
+            os.fchmod(descriptor, _new_file_mode())  # mkstemp's files are private (0600)
             with os.fdopen(descriptor, "wb") as handle:
                 handle.write(content)
         for temporary, path in temporaries:
@@ -132,6 +133,13 @@ def _write_all(files: list[tuple[Path, bytes]]) -> None:
         for temporary, _ in temporaries:
             if os.path.exists(temporary):
                 os.unlink(temporary)
+
+
+def _new_file_mode() -> int:
+    """The permissions a plain ``open(path, "w")`` would give a new file under this umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 @contextmanager

@@ -112,8 +112,9 @@ def _question(number: int, instance: Instance) -> Question:
     accepted = spec.tolerance.describe() if instance.kind in TOLERANT_KINDS else ""
     kind = "choice" if instance.kind == "multi" else instance.kind  # a select-all distractor is one option
     notes = tuple(
-        Note(describe(kind, wrong.value, options=instance.choices, digits=spec.tolerance.display_digits()),
-             wrong.feedback)
+        # A label ends where its colon begins: "(c) The FFN has …", not "(c) The FFN has ….:".
+        Note(describe(kind, wrong.value, options=instance.choices,
+                      digits=spec.tolerance.display_digits()).rstrip("."), wrong.feedback)
         for wrong in spec.wrong_answers if wrong.feedback
     )
     return Question(number=number, instance=instance, answer=instance.answer_text, accepted=accepted, notes=notes)

@@ -301,7 +301,8 @@ def _answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> s
     if template.kind == "choice":
         return f"({chr(97 + answer)}) {choices[answer]}"
     if template.kind == "multi":
-        return "; ".join(f"({chr(97 + i)}) {choices[i]}" for i in sorted(answer))
+        # Options are often sentences: "(a) … connection; (b) …", never "connection.; (b)".
+        return "; ".join(f"({chr(97 + i)}) {choices[i].rstrip('.')}" for i in sorted(answer))
     if template.kind == "integer":
         return f"{answer:,}"
     if template.kind in ("vector", "matrix") and np.all(answer == np.round(answer)):

@@ -119,3 +119,15 @@ def test_a_failure_while_writing_leaves_no_partial_file(out: Path, monkeypatch: 
     message = failed("export", *SELECTION, "--format", "md", "-o", str(out / "paper.md"))
     assert "No space left on device" in message
     assert list(out.iterdir()) == []
+
+
+def test_written_files_get_the_usual_permissions_not_the_temporary_files(out: Path) -> None:
+    """Files are written to a private temporary first (0600); the result must be readable like any new file."""
+    previous = os.umask(0o022)
+    try:
+        result = runner.invoke(app, ["export", *SELECTION, "--format", "md", "-o", str(out / "paper.md")])
+    finally:
+        os.umask(previous)
+    assert result.exit_code == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["paper-answers.md", "paper.md"]
+    assert {oct(p.stat().st_mode & 0o777) for p in out.iterdir()} == {oct(0o644)}
