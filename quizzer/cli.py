@@ -76,32 +76,40 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
+@reports_errors
 def root(
     ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
+    profile: Annotated[Optional[str], typer.Option(
+        "--profile", metavar="NAME",
+        help="Whose progress: a learner profile (default: $QUIZZER_PROFILE, else your OS user name).")] = None,
 ) -> None:
     """Exam revision for the Transformers course. With no command: open the practice app."""
+    from quizzer.profiles import current_profile_name
+
+    ctx.obj = current_profile_name(profile)
     if ctx.invoked_subcommand is None:
-        _run_app()
+        _run_app(ctx.obj)
 
 
-def _run_app(topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
+def _run_app(profile: str, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
     from quizzer.tui.app import Filters, make_app
 
-    make_app(filters=Filters(topic=topic, week=week, paper=paper)).run()
+    make_app(profile=profile, filters=Filters(topic=topic, week=week, paper=paper)).run()
 
 
 @app.command()
 @reports_errors
 def practise(
+    ctx: typer.Context,
     topic: Annotated[Optional[str], typer.Option(help="Practise this topic id.")] = None,
     week: Annotated[Optional[int], typer.Option(help="Practise this week.")] = None,
     paper: Annotated[Optional[str], typer.Option(help="Practise the routed questions of this paper.")] = None,
 ) -> None:
     """Open the practice app on the given selection (no options: the dashboard)."""
     _check_filters(topic=topic, paper=paper)
-    _run_app(topic, week, paper)
+    _run_app(ctx.obj, topic, week, paper)
 
 
 # --- adding and checking templates -------------------------------------------------------------
@@ -308,6 +316,7 @@ def export(
 @app.command()
 @reports_errors
 def grade(
+    ctx: typer.Context,
     key: Annotated[str, typer.Argument(help="Question key.")],
     seed: Annotated[int, typer.Option(min=0, help="The instance's seed.")],
     answer: Annotated[str, typer.Option(help="Your answer, typed as you would write it.")],
@@ -315,9 +324,10 @@ def grade(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
     seconds: Annotated[Optional[float], typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
 ) -> None:
-    """Grade an answer to one instance and record the attempt."""
+    """Grade an answer to one instance and record the attempt for the current profile."""
     from quizzer.bank.store import record_attempt
     from quizzer.grading import grade as grade_answer
+    from quizzer.profiles import ensure_learner
     from quizzer.templates.instance import make_instance
 
     with bank_session() as session:
@@ -326,7 +336,9 @@ def grade(
         if verdict.verdict == "invalid":
             raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
         if not dry_run:
-            record_attempt(session=session, key=key, seed=seed, response=answer, verdict=verdict, seconds=seconds)
+            learner = ensure_learner(session=session, name=ctx.obj)
+            record_attempt(session=session, learner_id=learner.id, key=key, seed=seed, response=answer,
+                           verdict=verdict, seconds=seconds)
     if as_json:
         typer.echo(json.dumps({"key": key, "seed": seed, "verdict": verdict.verdict, "score": verdict.score,
                                "expected": verdict.expected, "feedback": verdict.feedback,

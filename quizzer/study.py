@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session, col, select
 
-from quizzer.bank.models import Attempt, ReviewCard
+from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
 from quizzer.clock import Clock, utcnow
@@ -73,10 +73,12 @@ class Recorded:
 
 @dataclass
 class Study:
-    """Everything the app asks of the bank for one learner."""
+    """Everything the app asks of the bank for one learner: attempts, reviews, mastery and the
+    next question are this learner's alone."""
 
     session: Session
     catalog: Catalog
+    learner: Learner
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
@@ -87,11 +89,17 @@ class Study:
     # --- reading ---------------------------------------------------------------------------
 
     def attempts(self) -> list[Attempt]:
-        return list(self.session.exec(select(Attempt).order_by(col(Attempt.created_at), col(Attempt.id))).all())
+        query = select(Attempt).where(Attempt.learner_id == self.learner_id)
+        return list(self.session.exec(query.order_by(col(Attempt.created_at), col(Attempt.id))).all())
 
     def review_states(self) -> dict[str, ReviewState]:
-        cards = self.session.exec(select(ReviewCard)).all()
+        cards = self.session.exec(select(ReviewCard).where(ReviewCard.learner_id == self.learner_id)).all()
         return {card.template_key: ReviewState.from_json(card.state_json) for card in cards}
+
+    @property
+    def learner_id(self) -> int:
+        assert self.learner.id is not None, "a stored learner"
+        return self.learner.id
 
     def mastery(self, attempts: Sequence[Attempt] | None = None) -> dict[str, TopicMastery]:
         history = [GradedAttempt(a.template_key, a.seed, a.verdict, a.score, a.seconds, _utc(a.created_at))
@@ -174,7 +182,7 @@ class Study:
         attempt = self.session.get(Attempt, earlier.attempt_id)
         if attempt is not None:
             self.session.delete(attempt)
-        card = self.session.get(ReviewCard, key)
+        card = self.session.get(ReviewCard, (self.learner_id, key))
         if card is not None and earlier.card_before is None:
             self.session.delete(card)
         elif card is not None and earlier.card_before is not None:
@@ -185,17 +193,17 @@ class Study:
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
                 self_rating: str | None) -> Recorded:
         now = self._now()
-        card = self.session.get(ReviewCard, instance.key)
+        card = self.session.get(ReviewCard, (self.learner_id, instance.key))
         before = card.state_json if card else None
         state = ReviewState.from_json(card.state_json) if card else new_state(now)
         state = review(state, rating_for(verdict.verdict, verdict.score, seconds, instance.kind,
                                          self_rating=self_rating), now)
-        card = card or ReviewCard(template_key=instance.key, state_json="", due=now)
+        card = card or ReviewCard(learner_id=self.learner_id, template_key=instance.key, state_json="", due=now)
         card.state_json, card.due, card.updated_at = state.to_json(), state.due, now
         self.session.add(card)
         # record_attempt commits: the attempt and its review state land together.
-        attempt = record_attempt(session=self.session, key=instance.key, seed=instance.seed, response=response,
-                                 verdict=verdict, seconds=seconds, at=now)
+        attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
+                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
         assert attempt.id is not None
         return Recorded(attempt.id, before)
 

@@ -19,6 +19,7 @@ def isolated_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("QUIZZER_DATA_DIR", raising=False)
     monkeypatch.delenv("QUIZZER_QUESTIONS_DIR", raising=False)
     monkeypatch.delenv("QUIZZER_ENGINE_BACKEND", raising=False)
+    monkeypatch.delenv("QUIZZER_PROFILE", raising=False)
     return db
 
 

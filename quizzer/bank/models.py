@@ -2,7 +2,9 @@
 
 Templates are stored as their YAML source; answers are never stored, they are
 computed by the engine whenever an instance is made.  Attempts reference a
-template by key, so re-importing a changed template keeps its history.
+template by key, so re-importing a changed template keeps its history.  Attempts
+and review cards belong to a learner (a profile); schema changes between versions
+are made by ``quizzer.bank.migrations``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from sqlmodel import Field, SQLModel
 
 from quizzer.clock import utcnow
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class Meta(SQLModel, table=True):
@@ -65,8 +67,17 @@ class TemplateTopic(SQLModel, table=True):
     topic_id: str = Field(foreign_key="topic.id", primary_key=True, index=True)
 
 
+class Learner(SQLModel, table=True):
+    """A learner profile: whose attempts and reviews these are (``--profile``)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(unique=True, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
 class Attempt(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True)
     template_key: str = Field(foreign_key="template.key", index=True)
     seed: int
     response: str
@@ -78,8 +89,9 @@ class Attempt(SQLModel, table=True):
 
 
 class ReviewCard(SQLModel, table=True):
-    """One template's spaced-review state (an FSRS card as JSON, see ``quizzer.review``)."""
+    """One learner's spaced-review state of one template (an FSRS card as JSON, see ``quizzer.review``)."""
 
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
     template_key: str = Field(foreign_key="template.key", primary_key=True, ondelete="CASCADE")
     state_json: str
     due: datetime = Field(index=True)

@@ -127,13 +127,14 @@ def template_topics(*, session: Session) -> dict[str, list[str]]:
     return links
 
 
-def record_attempt(*, session: Session, key: str, seed: int, response: str, verdict: Verdict,
+def record_attempt(*, session: Session, learner_id: int, key: str, seed: int, response: str, verdict: Verdict,
                    seconds: float | None = None, at: datetime | None = None) -> Attempt:
-    """Store one graded attempt (never an invalid one) and commit it at once: nothing answered is lost.
-    ``at`` is when it was graded (UTC; default now), so a study session's clock is the one recorded."""
+    """Store one learner's graded attempt (never an invalid one) and commit it at once: nothing
+    answered is lost.  ``at`` is when it was graded (UTC; default now), so a study session's clock
+    is the one recorded."""
     if verdict.verdict == "invalid":
         raise ValueError("invalid responses are not attempts")
-    attempt = Attempt(template_key=key, seed=seed, response=response, verdict=verdict.verdict,
+    attempt = Attempt(learner_id=learner_id, template_key=key, seed=seed, response=response, verdict=verdict.verdict,
                       score=verdict.score, misconception=verdict.misconception, seconds=seconds,
                       created_at=at or utcnow())
     session.add(attempt)

@@ -53,9 +53,9 @@ class QuizzerApp(App[None]):
             self.study = study
             super().__init__()
 
-    def __init__(self, *, db_url: str | None, filters: Filters, clock: Clock, seed: int | None) -> None:
+    def __init__(self, *, db_url: str | None, profile: str, filters: Filters, clock: Clock, seed: int | None) -> None:
         super().__init__()
-        self.db_url, self.filters, self.clock, self.seed = db_url, filters, clock, seed
+        self.db_url, self.profile, self.filters, self.clock, self.seed = db_url, profile, filters, clock, seed
         self.study: Study | None = None
 
     def on_mount(self) -> None:
@@ -70,9 +70,12 @@ class QuizzerApp(App[None]):
         from quizzer.catalog import load_catalog
         from quizzer.study import Study
         from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
+        from quizzer.profiles import ensure_learner
 
         _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
-        study = Study(session=session, catalog=load_catalog(), clock=self.clock, rng=random.Random(self.seed))
+        learner = ensure_learner(session=session, name=self.profile)
+        study = Study(session=session, catalog=load_catalog(), learner=learner, clock=self.clock,
+                      rng=random.Random(self.seed))
         self.post_message(self.Loaded(study))
 
     @on(Loaded)
@@ -85,6 +88,7 @@ class QuizzerApp(App[None]):
     def refresh_dashboard(self) -> None:
         dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
         if dashboard is not None and self.study is not None:
+            dashboard.sub_title = f"{self.SUB_TITLE} · profile {self.study.learner.name}"  # whose session this is
             dashboard.show(self.study.dashboard())
 
     @on(DashboardScreen.PractiseRequested)
@@ -134,10 +138,14 @@ class QuizzerApp(App[None]):
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
 
 
-def make_app(*, db_url: str | None = None, filters: Filters = Filters(), clock: Clock = utcnow,
-             seed: int | None = None) -> QuizzerApp:
-    """The app as the CLI runs it; tests pass a fixed clock, seed and bank."""
-    return QuizzerApp(db_url=db_url, filters=filters, clock=clock, seed=seed)
+def make_app(*, db_url: str | None = None, profile: str | None = None, filters: Filters = Filters(),
+             clock: Clock = utcnow, seed: int | None = None) -> QuizzerApp:
+    """The app as the CLI runs it (``profile`` None: the current profile); tests pass a fixed
+    clock, seed, bank and profile."""
+    from quizzer.profiles import current_profile_name
+
+    return QuizzerApp(db_url=db_url, profile=profile or current_profile_name(), filters=filters, clock=clock,
+                      seed=seed)
 
 
 __all__ = ["Filters", "QuizzerApp", "make_app"]

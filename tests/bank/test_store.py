@@ -17,6 +17,7 @@ from quizzer.bank.store import (get_template, import_bundled, import_templates, 
 from quizzer.catalog import load_catalog
 from quizzer.errors import UserError
 from quizzer.grading import grade
+from quizzer.profiles import ensure_learner
 from quizzer.templates.instance import make_instance
 from quizzer.templates.validate import validate_files
 
@@ -39,6 +40,14 @@ def imported(session: Session) -> Session:
     return session
 
 
+@pytest.fixture
+def ada(session: Session) -> int:
+    """A learner's id, for recording attempts."""
+    learner_id = ensure_learner(session=session, name="ada").id
+    assert learner_id is not None
+    return learner_id
+
+
 def test_sqlite_settings(session: Session) -> None:
     assert session.exec(text("PRAGMA foreign_keys")).one()[0] == 1  # type: ignore[call-overload]
     assert session.exec(text("PRAGMA journal_mode")).one()[0] == "wal"  # type: ignore[call-overload]
@@ -59,11 +68,11 @@ def test_reimport_is_idempotent(imported: Session) -> None:
     assert report.added == [] and report.updated == []
 
 
-def test_changed_template_keeps_its_history(imported: Session, tmp_path: Path) -> None:
+def test_changed_template_keeps_its_history(imported: Session, ada: int, tmp_path: Path) -> None:
     key = "practice/warmup-rate"
     template = get_template(session=imported, key=key)
     instance = make_instance(template, 5)
-    record_attempt(session=imported, key=key, seed=5, response=str(instance.answer),
+    record_attempt(session=imported, learner_id=ada, key=key, seed=5, response=str(instance.answer),
                    verdict=grade(instance.spec, str(instance.answer)))
     changed = tmp_path / "warmup.yaml"
     source = next(QUESTIONS.rglob("warmup-rate.yaml")).read_text()
@@ -76,22 +85,24 @@ def test_changed_template_keeps_its_history(imported: Session, tmp_path: Path) -
     assert [a.verdict for a in attempts] == ["correct"]
 
 
-def test_attempts_are_committed_immediately(imported: Session) -> None:
+def test_attempts_are_committed_immediately(imported: Session, ada: int) -> None:
     key = "2024T3_Q1_NA Q277"
     instance = make_instance(get_template(session=imported, key=key), 3)
-    record_attempt(session=imported, key=key, seed=3, response="1", verdict=grade(instance.spec, "1"), seconds=4.5)
+    record_attempt(session=imported, learner_id=ada, key=key, seed=3, response="1", verdict=grade(instance.spec, "1"),
+                   seconds=4.5)
     other = open_bank()
     with Session(other) as reader:
         row = reader.exec(select(Attempt)).one()
     other.dispose()
-    assert (row.template_key, row.seed, row.verdict, row.score, row.seconds) == (key, 3, "incorrect", 0.0, 4.5)
+    assert (row.learner_id, row.template_key, row.seed, row.verdict, row.score, row.seconds) == (
+        ada, key, 3, "incorrect", 0.0, 4.5)
     assert row.created_at is not None
 
 
-def test_invalid_responses_are_never_recorded(imported: Session) -> None:
+def test_invalid_responses_are_never_recorded(imported: Session, ada: int) -> None:
     instance = make_instance(get_template(session=imported, key="2024T3_Q1_NA Q277"), 1)
     with pytest.raises(ValueError):
-        record_attempt(session=imported, key=instance.key, seed=1, response="banana",
+        record_attempt(session=imported, learner_id=ada, key=instance.key, seed=1, response="banana",
                        verdict=grade(instance.spec, "banana"))
 
 

@@ -15,6 +15,7 @@ from quizzer.answers import describe
 from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.catalog import load_catalog
+from quizzer.profiles import ensure_learner
 from quizzer.study import Study, TopicRow
 from quizzer.templates.instance import Instance, make_instance
 from tests.tui.conftest import START, FakeClock
@@ -37,7 +38,8 @@ def session(bundled_bank: Path) -> Iterator[Session]:
 
 @pytest.fixture
 def study(session: Session, clock: FakeClock) -> Study:
-    return Study(session=session, catalog=load_catalog(), clock=clock, rng=random.Random(7))
+    learner = ensure_learner(session=session, name="ada")
+    return Study(session=session, catalog=load_catalog(), learner=learner, clock=clock, rng=random.Random(7))
 
 
 def other_connection(bank: Path) -> Session:

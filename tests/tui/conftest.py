@@ -33,9 +33,10 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def new_app(isolated_bank: Path, clock: FakeClock) -> Callable[..., QuizzerApp]:
-    """Build the app exactly as the CLI does, on this test's bank, clock and seed."""
+    """Build the app exactly as the CLI does, on this test's bank, clock, seed and profile."""
     def build(**filters: object) -> QuizzerApp:
-        return make_app(db_url=str(isolated_bank), filters=Filters(**filters), clock=clock, seed=7)  # type: ignore[arg-type]
+        return make_app(db_url=str(isolated_bank), profile="ada", filters=Filters(**filters),  # type: ignore[arg-type]
+                        clock=clock, seed=7)
     return build
 
 

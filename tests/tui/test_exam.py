@@ -102,7 +102,7 @@ def test_sitting_a_paper_records_one_attempt_per_answer(new_app: Callable[..., Q
 
 def review_card(bank: Path, key: str) -> ReviewCard | None:
     with Session(open_bank(str(bank))) as session:
-        return session.get(ReviewCard, key)
+        return session.exec(select(ReviewCard).where(ReviewCard.template_key == key)).one_or_none()
 
 
 def test_a_changed_answer_replaces_the_recorded_one(new_app: Callable[..., QuizzerApp],
