@@ -23,6 +23,7 @@ import random
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -88,6 +89,7 @@ def practise(number: int, url: str, seconds: float, start: Any, results: Any) ->
                 result.loop_seconds.append(finished - began)
         engine.dispose()
     except Exception:  # reported in the table: a benchmark that hides a failure measures nothing
+        start.abort()  # a learner that cannot start must not leave the class waiting for it
         result.error = traceback.format_exc(limit=3).strip().splitlines()[-1]
     results.put((number, result))
 
@@ -99,7 +101,10 @@ def run_class(url: str, learners: int, seconds: float) -> tuple[list[LearnerResu
     processes = [context.Process(target=practise, args=(n, url, seconds, start, results)) for n in range(learners)]
     for process in processes:
         process.start()
-    start.wait()
+    try:
+        start.wait()
+    except threading.BrokenBarrierError:
+        pass  # a learner failed to start; its error is in its result
     began = time.perf_counter()
     gathered = dict(results.get(timeout=seconds + 300) for _ in processes)
     elapsed = time.perf_counter() - began

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, text
+from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine, select
@@ -89,10 +89,13 @@ def open_bank(url: str | None = None, *, cross_thread: bool = False) -> Engine:
     url = database_url(url)
     engine = _create_engine(url, cross_thread=cross_thread)
     try:
-        with engine.begin() as connection:
-            lock_setup(connection)
-            SQLModel.metadata.create_all(connection)
-            _check_version(connection, url)
+        with engine.connect() as connection:
+            ready = _stored_version(connection) == SCHEMA_VERSION
+        if not ready:  # set-up is written with the version row, so a bank that has it needs no lock
+            with engine.begin() as connection:
+                lock_setup(connection)
+                SQLModel.metadata.create_all(connection)
+                _check_version(connection, url)
     except DatabaseError as exc:
         engine.dispose()
         raise UserError(f"cannot open the bank: {database_reason(exc, url)}", where=display_url(url)) from None
@@ -146,6 +149,13 @@ def lock_setup(connection: Connection) -> None:
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SETUP_LOCK_KEY})
     elif not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
         connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _stored_version(connection: Connection) -> int | None:
+    if not inspect(connection).has_table(Meta.__tablename__):
+        return None
+    value = connection.execute(select(Meta.value).where(Meta.key == "schema_version")).scalar()
+    return None if value is None else int(value)
 
 
 def _check_version(connection: Connection, url: str) -> None:
