@@ -21,10 +21,11 @@ and the learning transition then gives the estimate before the next attempt::
 As in Corbett & Anderson's model there is no forgetting term: forgetting is the review
 scheduler's job (``quizzer.review``), not this estimate's.
 
-**Defaults.**  ``p_init=0.2, p_learn=0.15, p_slip=0.1`` are conventional starting values
+**Defaults.**  ``p_init=0.1, p_learn=0.1, p_slip=0.1`` are conventional starting values
 rather than fitted ones (a student bank is too small to fit per-topic parameters): a low
-prior because the tool is for revision of material not yet secure, a moderate learning
-rate because every attempt shows a worked solution, and the slip and guess ceilings the
+prior because the tool is for revision of material not yet secure, a modest learning
+rate (every attempt shows a worked solution, but one question is one step), and the slip
+and guess ceilings the
 BKT literature keeps since Corbett & Anderson (slip ≤ 0.1, guess ≤ 0.3) so the model is
 not *degenerate* — a student who knows the topic must be likelier to answer correctly
 than one who does not (``1 - S > G``; :class:`BKTParams` enforces it).  ``p_guess=0.2``
@@ -33,11 +34,15 @@ is only the fallback: :func:`replay` sets the guess from the question's kind.
 **Guess by kind** (:func:`guess_probability`).  A guess is the chance of a right answer
 without the knowledge, so it follows the answer format: ``choice`` with k options 1/k;
 ``bool`` 1/2; ``multi`` 1/2^k (all-or-nothing guessing of k independent ticks); typed
-answers (``number integer vector matrix shape expression``) 0.02, since a typed value is
-hard to hit by chance; ``text`` (self-rated against the model answer) 0.1, as students
-over-rate vague answers.  No kind goes below 0.02 (:data:`GUESS_FLOOR`): the guess also
-absorbs elimination and lucky partial reasoning, and a near-zero guess would let one
-lucky answer declare a topic known.
+answers (``number integer vector matrix shape expression``) 0.1 — a typed value is hard
+to hit blindly, but a right number is often reached by a wrong route that happens to
+coincide (a transposed product of a symmetric matrix, a formula remembered from another
+question), so the guess is not near zero; ``text`` (self-rated against the model answer)
+0.2, as students over-rate vague answers.  No kind goes below 0.1 (:data:`GUESS_FLOOR`).
+With these values a topic starts at 10 %, one right typed answer takes it to 55 %, two
+in a row to 92.5 % and three to 99 %: mastery (95 %) takes three right answers in a row,
+never one lucky one.  (An earlier version used a 0.02 typed guess and ``p_init=0.2``:
+one right answer already showed 93 %, which students rightly found unbelievable.)
 
 **Partial credit.**  A score ``s`` in [0, 1] is a *soft* observation: the posterior is the
 mix ``s · P(L | correct) + (1 - s) · P(L | incorrect)`` before the learning transition,
@@ -57,8 +62,8 @@ from datetime import datetime, timezone
 
 VERDICTS = ("correct", "incorrect", "partial")
 TYPED_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape", "expression"})
-TYPED_GUESS = 0.02
-TEXT_GUESS = 0.1
+TYPED_GUESS = 0.1
+TEXT_GUESS = 0.2
 GUESS_FLOOR = TYPED_GUESS
 MASTERY_THRESHOLD = 0.95  # Corbett & Anderson's mastery criterion for the Cognitive Tutors
 
@@ -67,8 +72,8 @@ MASTERY_THRESHOLD = 0.95  # Corbett & Anderson's mastery criterion for the Cogni
 class BKTParams:
     """The four BKT probabilities (see the module docstring for the equations and defaults)."""
 
-    p_init: float = 0.2
-    p_learn: float = 0.15
+    p_init: float = 0.1
+    p_learn: float = 0.1
     p_slip: float = 0.1
     p_guess: float = 0.2
 

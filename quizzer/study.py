@@ -15,9 +15,10 @@ from datetime import datetime
 
 from sqlmodel import Session, col, select
 
-from quizzer.bank.models import Attempt, ReviewCard, utcnow
+from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
+from quizzer.clock import Clock, utcnow
 from quizzer.grading import Verdict, grade, self_grade
 from quizzer.mastery import GradedAttempt, TopicMastery, as_utc, mastered, replay
 from quizzer.policy import Pick, next_question
@@ -26,7 +27,6 @@ from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
-Clock = Callable[[], datetime]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,14 @@ class Dashboard:
 class Question:
     instance: Instance
     reason: str
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """An answer already committed to the bank, and the review card it replaced (to revise it)."""
+
+    attempt_id: int
+    card_before: str | None  # the card's state before this answer; None when it had no card
 
 
 @dataclass
@@ -138,22 +146,47 @@ class Study:
 
     def submit(self, instance: Instance, response: str, seconds: float | None) -> Verdict:
         """Grade a typed answer; a readable one is recorded and scheduled at once."""
-        verdict = grade(instance.spec, response)
-        if verdict.verdict != "invalid":
-            self._record(instance, response, verdict, seconds, self_rating=None)
+        verdict, _ = self.answer(instance, response, seconds)
         return verdict
 
     def self_rate(self, instance: Instance, rating: str, seconds: float | None) -> Verdict:
         """A recall card rated by the student (again / hard / good / easy)."""
-        verdict = self_grade(instance.spec, rating)
-        if verdict.verdict != "invalid":
-            self._record(instance, rating, verdict, seconds, self_rating=rating)
+        verdict, _ = self.answer(instance, rating, seconds)
         return verdict
 
+    def answer(self, instance: Instance, response: str, seconds: float | None, *,
+               replacing: Recorded | None = None) -> tuple[Verdict, Recorded | None]:
+        """Grade ``response`` (a rating for recall cards) and record it at once if readable.
+
+        ``replacing`` is an earlier answer to the same question that this one revises (a mock
+        exam lets the student change an answer): it is withdrawn, and its review step undone,
+        in the same commit that records the new one, so the bank never holds both or neither."""
+        recall = instance.kind == "text"
+        verdict = self_grade(instance.spec, response) if recall else grade(instance.spec, response)
+        if verdict.verdict == "invalid":
+            return verdict, None
+        if replacing is not None:
+            self._withdraw(instance.key, replacing)
+        return verdict, self._record(instance, response, verdict, seconds, self_rating=response if recall else None)
+
+    def _withdraw(self, key: str, earlier: Recorded) -> None:
+        """Stage the removal of an attempt and the restoring of the review card it replaced."""
+        attempt = self.session.get(Attempt, earlier.attempt_id)
+        if attempt is not None:
+            self.session.delete(attempt)
+        card = self.session.get(ReviewCard, key)
+        if card is not None and earlier.card_before is None:
+            self.session.delete(card)
+        elif card is not None and earlier.card_before is not None:
+            card.state_json = earlier.card_before
+            card.due = ReviewState.from_json(earlier.card_before).due
+        self.session.flush()
+
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
-                self_rating: str | None) -> None:
+                self_rating: str | None) -> Recorded:
         now = self._now()
         card = self.session.get(ReviewCard, instance.key)
+        before = card.state_json if card else None
         state = ReviewState.from_json(card.state_json) if card else new_state(now)
         state = review(state, rating_for(verdict.verdict, verdict.score, seconds, instance.kind,
                                          self_rating=self_rating), now)
@@ -161,8 +194,10 @@ class Study:
         card.state_json, card.due, card.updated_at = state.to_json(), state.due, now
         self.session.add(card)
         # record_attempt commits: the attempt and its review state land together.
-        record_attempt(session=self.session, key=instance.key, seed=instance.seed, response=response,
-                       verdict=verdict, seconds=seconds, at=now)
+        attempt = record_attempt(session=self.session, key=instance.key, seed=instance.seed, response=response,
+                                 verdict=verdict, seconds=seconds, at=now)
+        assert attempt.id is not None
+        return Recorded(attempt.id, before)
 
     def paper_instances(self, paper: str, seed: int) -> list[Instance]:
         """A mock exam: every routed question of ``paper``, in question order, with fresh numbers."""

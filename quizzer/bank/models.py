@@ -19,11 +19,9 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from quizzer.clock import utcnow
+
 SCHEMA_VERSION = 1
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class UTCDateTime(TypeDecorator[datetime]):

@@ -9,20 +9,21 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from textual import on, work
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from textual import on, work
 from textual.app import App, SystemCommand
-from textual.screen import Screen
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import Screen
 
-from quizzer.bank.models import utcnow
-from quizzer.study import Clock, Study
+from quizzer.clock import Clock, utcnow
 from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
-from quizzer.tui.screens.practice import PracticeScreen
+
+if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after the first paint
+    from quizzer.study import Study
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ class QuizzerApp(App[None]):
         """Open the bank (importing changed bundled questions) off the UI thread."""
         from quizzer.bank.ready import open_ready_bank
         from quizzer.catalog import load_catalog
+        from quizzer.study import Study
+        from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
 
         _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
         study = Study(session=session, catalog=load_catalog(), clock=self.clock, rng=random.Random(self.seed))
@@ -77,8 +80,7 @@ class QuizzerApp(App[None]):
         self.study = event.study
         self.refresh_dashboard()
         if self.filters.any():
-            self.push_screen(PracticeScreen(event.study, topic=self.filters.topic, week=self.filters.week,
-                                            paper=self.filters.paper), callback=lambda _: self.refresh_dashboard())
+            self.push_practice(topic=self.filters.topic, week=self.filters.week, paper=self.filters.paper)
 
     def refresh_dashboard(self) -> None:
         dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
@@ -87,8 +89,13 @@ class QuizzerApp(App[None]):
 
     @on(DashboardScreen.PractiseRequested)
     def practise(self, event: DashboardScreen.PractiseRequested) -> None:
+        self.push_practice(topic=event.topic)
+
+    def push_practice(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
+        from quizzer.tui.screens.practice import PracticeScreen
+
         if self.study is not None:
-            self.push_screen(PracticeScreen(self.study, topic=event.topic),
+            self.push_screen(PracticeScreen(self.study, topic=topic, week=week, paper=paper),
                              callback=lambda _: self.refresh_dashboard())
 
     def action_help(self) -> None:

@@ -53,9 +53,9 @@ def test_updates_move_the_right_way() -> None:
 
 @pytest.mark.parametrize(("kind", "n", "expected"), [
     ("choice", 4, 0.25), ("choice", 2, 0.5), ("bool", None, 0.5),
-    ("multi", 3, 0.125), ("multi", 12, 0.02),  # 1/4096 is floored at 0.02
-    ("number", None, 0.02), ("integer", None, 0.02), ("vector", None, 0.02), ("matrix", None, 0.02),
-    ("shape", None, 0.02), ("expression", None, 0.02), ("text", None, 0.1),
+    ("multi", 3, 0.125), ("multi", 12, 0.1),  # 1/4096 is floored at 0.1
+    ("number", None, 0.1), ("integer", None, 0.1), ("vector", None, 0.1), ("matrix", None, 0.1),
+    ("shape", None, 0.1), ("expression", None, 0.1), ("text", None, 0.2),
 ])
 def test_guess_by_kind(kind: str, n: int | None, expected: float) -> None:
     assert guess_probability(kind, n) == pytest.approx(expected)
@@ -108,11 +108,11 @@ def test_replay_multi_topic_history() -> None:
     softmax = result["softmax"]
     assert softmax.p_known == pytest.approx(0.552632, abs=1e-6)
     assert softmax == TopicMastery(p_known=softmax.p_known, attempts=1, correct=1, last_seen=T0)
-    # t=5, number (guess 0.02), incorrect, on sdpa only:
-    # posterior = 0.552632*0.1 / (0.552632*0.1 + 0.447368*0.98) = 0.0552632 / 0.4936842 = 0.111940
-    # learned   = 0.111940 + 0.888060 * 0.15 = 0.245149
+    # t=5, number (guess 0.1), incorrect, on sdpa only:
+    # posterior = 0.552632*0.1 / (0.552632*0.1 + 0.447368*0.9) = 0.0552632 / 0.4578947 = 0.120690
+    # learned   = 0.120690 + 0.879310 * 0.15 = 0.252586
     sdpa = result["sdpa"]
-    assert sdpa.p_known == pytest.approx(0.245149, abs=1e-5)
+    assert sdpa.p_known == pytest.approx(0.252586, abs=1e-5)
     assert (sdpa.attempts, sdpa.correct, sdpa.last_seen) == (2, 1, T0 + timedelta(minutes=5))
     assert "ffn" not in result  # never attempted: the caller uses p_init
 
@@ -149,3 +149,16 @@ def test_long_histories_stay_probabilities(scores: list[float], bkt: BKTParams) 
     for score in scores:
         p = update(p, score, bkt)
         assert 0.0 <= p <= 1.0
+
+
+def test_default_parameters_need_three_right_typed_answers_in_a_row_for_mastery() -> None:
+    # p_init 0.1, learn 0.1, slip 0.1, typed guess 0.1:
+    # 1st: 0.1*0.9 / (0.09 + 0.9*0.1) = 0.5,    + 0.5*0.1    = 0.55
+    # 2nd: 0.55*0.9 / (0.495 + 0.45*0.1) = 0.916667, + 0.083333*0.1 = 0.925
+    # 3rd: 0.925*0.9 / (0.8325 + 0.075*0.1) = 0.991071, + 0.008929*0.1 = 0.991964
+    defaults = BKTParams(p_guess=guess_probability("number", None))
+    seen = [BKTParams().p_init]
+    for _ in range(3):
+        seen.append(update(seen[-1], 1.0, defaults))
+    assert seen == pytest.approx([0.1, 0.55, 0.925, 0.991964], abs=1e-6)
+    assert [mastered(p) for p in seen] == [False, False, False, True]

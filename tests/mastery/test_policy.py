@@ -82,10 +82,10 @@ def test_prerequisite_gating() -> None:
 
 
 def test_unseen_topics_sit_at_the_prior_and_gate_their_dependants() -> None:
-    # Nothing attempted: every topic is at 0.2, so only topics without practisable prerequisites are open.
+    # Nothing attempted: every topic is at the prior (0.1), so only topics without practisable prerequisites are open.
     chosen = pick({}, seed=3)
     assert chosen.topic in {"softmax", "layernorm"}
-    assert chosen.reason.endswith("(20%)")
+    assert chosen.reason.endswith("(10%)")
 
 
 def test_a_prerequisite_without_templates_does_not_gate() -> None:

@@ -7,14 +7,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fsrs import Rating
 from sqlmodel import Session, select
 from textual.widgets import DataTable, Input, Static
 
 from quizzer.bank.db import open_bank
-from quizzer.bank.models import Attempt
+from quizzer.bank.models import Attempt, ReviewCard
+from quizzer.review import new_state, review
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.exam import MockExamScreen
-from tests.tui.conftest import FakeClock, loaded
+from tests.tui.conftest import START, FakeClock, loaded
 
 SHORT_PAPER = "2025T3_Q2_NA"  # three typed questions: a shape and two vectors
 RECALL_PAPER = "2025T3_ET_AN"  # a matrix, a recall card, a number
@@ -63,8 +65,10 @@ def test_sitting_a_paper_records_one_attempt_per_answer(new_app: Callable[..., Q
             await type_answer(pilot, first.answer_text)
             assert screen.index == 1 and "1 answered" in status(screen, "#exam-status")
             clock.advance(seconds=75)
-            await type_answer(pilot, "[1, 2, 3, 4]")  # wrong, and no feedback says so
-            assert "Not quite" not in status(screen, "#exam-saved") and not attempts(isolated_bank)
+            await type_answer(pilot, "[1, 2, 3, 4]")  # wrong, and no feedback says so…
+            assert "Not quite" not in status(screen, "#exam-saved")
+            # …but both answers are already in the bank: a killed terminal loses nothing.
+            assert [a.verdict for a in attempts(isolated_bank)] == ["correct", "incorrect"]
             clock.advance(seconds=20)
             await type_answer(pilot, third.answer_text)
             assert "Every question is answered" in status(screen, "#exam-saved")
@@ -96,19 +100,34 @@ def test_sitting_a_paper_records_one_attempt_per_answer(new_app: Callable[..., Q
     assert recorded[1].response == "[1, 2, 3, 4]"
 
 
-def test_a_changed_answer_is_recorded_once_as_the_last_one(new_app: Callable[..., QuizzerApp],
-                                                           isolated_bank: Path) -> None:
+def review_card(bank: Path, key: str) -> ReviewCard | None:
+    with Session(open_bank(str(bank))) as session:
+        return session.get(ReviewCard, key)
+
+
+def test_a_changed_answer_replaces_the_recorded_one(new_app: Callable[..., QuizzerApp],
+                                                    isolated_bank: Path) -> None:
+    """The clock stands still, so both answers are given at START."""
     app = new_app()
+    key = f"{SHORT_PAPER} Q113"
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
             screen = await open_paper(app, pilot, SHORT_PAPER)
             first = screen.slots[0].instance
             await type_answer(pilot, "[1, 2, 3]")
+            wrong_card = review_card(isolated_bank, key)
+            assert [(a.verdict, a.response) for a in attempts(isolated_bank)] == [("incorrect", "[1, 2, 3]")]
             await pilot.press("ctrl+left")
             await pilot.pause()
             assert screen.index == 0 and "[1, 2, 3]" in status(screen, "#exam-saved")
             await type_answer(pilot, first.answer_text)
+            # The wrong answer is withdrawn and its review step undone: the card is scheduled as
+            # if the right answer had been the only one (a first-time Good, not Again then Good).
+            right_card = review_card(isolated_bank, key)
+            assert wrong_card is not None and right_card is not None
+            only_right = review(new_state(START), Rating.Good, START)
+            assert right_card.state_json == only_right.to_json() != wrong_card.state_json
             await pilot.press("ctrl+f")  # two questions unanswered: asks first
             await pilot.pause()
             assert screen.phase == "sitting" and "2 of 3" in status(screen, "#exam-confirm-text")
@@ -189,8 +208,8 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
         (f"{RECALL_PAPER} Q25", "good", "correct")]
 
 
-def test_leaving_mid_exam_asks_and_records_nothing(new_app: Callable[..., QuizzerApp],
-                                                   isolated_bank: Path) -> None:
+def test_leaving_mid_exam_asks_and_keeps_what_was_answered(new_app: Callable[..., QuizzerApp],
+                                                            isolated_bank: Path) -> None:
     app = new_app()
 
     async def scenario() -> None:
@@ -200,6 +219,7 @@ def test_leaving_mid_exam_asks_and_records_nothing(new_app: Callable[..., Quizze
             await pilot.press("escape")
             await pilot.pause()
             assert screen.pending == "leave" and app.screen is screen
+            assert "1 answer(s) so far stay in your history" in status(screen, "#exam-confirm-text")
             await pilot.press("escape")  # changed my mind
             await pilot.pause()
             assert screen.pending is None and screen.phase == "sitting"
@@ -211,7 +231,7 @@ def test_leaving_mid_exam_asks_and_records_nothing(new_app: Callable[..., Quizze
             assert app.screen is not screen
 
     asyncio.run(scenario())
-    assert attempts(isolated_bank) == []
+    assert [a.verdict for a in attempts(isolated_bank)] == ["correct"]
 
 
 # --- snapshots ------------------------------------------------------------------------------

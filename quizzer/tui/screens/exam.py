@@ -16,9 +16,9 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, Input, Label, Markdown, Select, Static
 
-from quizzer.grading import Verdict, grade
+from quizzer.grading import Verdict
 from quizzer.mathtext import render_math
-from quizzer.study import Study
+from quizzer.study import Recorded, Study
 from quizzer.templates.instance import Instance
 from quizzer.tui.screens.practice import answer_widget
 from quizzer.tui.widgets.answer_box import AnswerBox
@@ -36,11 +36,12 @@ OUTCOMES = {"correct": "correct", "partial": "partly right", "incorrect": "not q
 
 @dataclass
 class Slot:
-    """One question of the sitting: its latest answer (graded silently) and the time spent on it."""
+    """One question of the sitting: its latest answer (graded and recorded silently) and the time spent on it."""
 
     instance: Instance
     response: str | None = None
     verdict: Verdict | None = None
+    recorded: Recorded | None = None
     seconds: float = 0.0
 
 
@@ -90,9 +91,9 @@ class MockExamScreen(Screen[None]):
         yield Header()
         with ContentSwitcher(initial="exam-picker", id="exam-phases"):
             with Vertical(id="exam-picker"):
-                yield Static("Sit a routed paper with fresh numbers. Nothing is marked until you finish; until "
-                             "then you can move between questions and change any answer. [b]enter[/] starts "
-                             "the highlighted paper.", id="exam-intro")
+                yield Static("Sit a routed paper with fresh numbers. Each answer is saved as you give it, but "
+                             "nothing is marked until you finish; until then you can move between questions "
+                             "and change any answer. [b]enter[/] starts the highlighted paper.", id="exam-intro")
                 with Horizontal(id="exam-options"):
                     yield Label("Seed", classes="exam-label")
                     yield Input(type="integer", id="exam-seed", tooltip="The same seed gives the same numbers")
@@ -205,12 +206,13 @@ class MockExamScreen(Screen[None]):
         self._stop_the_clock()
         self.index = index
         instance = self.slots[index].instance
-        self.query_one("#exam-question", Markdown).update(question_markdown(instance, f"{index + 1}. "))
-        slot = self.query_one("#exam-answer-slot", Vertical)
-        await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
-        await slot.mount(answer_widget(instance))
-        self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
-        self._show_progress()
+        with self.app.batch_update():  # one layout pass per question (see PracticeScreen.action_next)
+            await self.query_one("#exam-question", Markdown).update(question_markdown(instance, f"{index + 1}. "))
+            slot = self.query_one("#exam-answer-slot", Vertical)
+            await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
+            await slot.mount(answer_widget(instance))
+            self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
+            self._show_progress()
 
     def _show_progress(self) -> None:
         """The status line (where am I, what is answered) and this question's saved answer."""
@@ -260,15 +262,18 @@ class MockExamScreen(Screen[None]):
         await self._answer(event.rating)
 
     async def _answer(self, response: str) -> None:
-        """Keep the latest readable answer (graded now, shown only at the end) and go on."""
+        """Record the answer the moment it is given (a changed answer replaces the earlier one),
+        show nothing of its verdict until the end, and go on to the next unanswered question."""
         if self.phase != "sitting":
             return
+        self._stop_the_clock()
         slot = self.slots[self.index]
-        verdict = grade(slot.instance.spec, response)
-        if verdict.verdict == "invalid":
+        verdict, recorded = self.study.answer(slot.instance, response, round(slot.seconds, 1),
+                                              replacing=slot.recorded)
+        if recorded is None:
             self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
             return
-        slot.response, slot.verdict = response, verdict
+        slot.response, slot.verdict, slot.recorded = response, verdict, recorded
         following = self.slots[self.index + 1:] + self.slots[:self.index]
         unanswered = next((s for s in following if s.response is None), None)
         if unanswered is None:
@@ -290,7 +295,9 @@ class MockExamScreen(Screen[None]):
         elif self.pending is not None:
             self._hide_confirm()
         else:
-            self._ask("leave", "Leave the exam? Nothing you answered will be recorded.")
+            answered = sum(s.response is not None for s in self.slots)
+            self._ask("leave", f"Leave the exam unfinished? Your {answered} answer(s) so far stay in your "
+                               "history; the rest count as not attempted.")
 
     def _ask(self, action: str, question: str) -> None:
         self.pending = action
@@ -325,20 +332,13 @@ class MockExamScreen(Screen[None]):
     # --- marking ---------------------------------------------------------------------------
 
     def _finish(self) -> None:
-        """Record one attempt per answered question (its last answer), then show the marks."""
+        """Stop the clocks and show the marks (every answer was recorded when it was given)."""
         self._stop_the_clock()
         if self.timer is not None:
             self.timer.stop()
         self.finished = self._now()
         self.pending = None
         self._show_confirm(False)
-        for slot in self.slots:
-            if slot.response is None:
-                continue
-            seconds = round(slot.seconds, 1)
-            slot.verdict = (self.study.self_rate(slot.instance, slot.response, seconds)
-                            if slot.instance.kind == "text"
-                            else self.study.submit(slot.instance, slot.response, seconds))
         self.phase = "summary"
         self.sub_title = f"Mock exam · {self.paper} · seed {self.seed} · marked"
         self.query_one(ContentSwitcher).current = "exam-summary"

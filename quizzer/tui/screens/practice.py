@@ -99,17 +99,20 @@ class PracticeScreen(Screen[None]):
             self.dismiss(None)
             return
         self.count += 1
-        self._set_answered(False)
         instance = self.question.instance
-        self.sub_title = f"{instance.key} · seed {instance.seed}"
-        self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
-        await self.query_one("#question", Markdown).update(question_markdown(instance))
-        self._show_verdict("", None)
-        await self.query_one("#feedback", Markdown).update("")
-        slot = self.query_one("#answer-slot", Vertical)
-        await slot.remove_children()  # before mounting the next input, so a fast skip cannot overlap them
-        await slot.mount(answer_widget(instance, model_answer=True))
-        self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
+        # One layout pass for the whole swap: without the batch, each awaited step below lets
+        # Textual lay the screen out again (three full passes per question instead of one).
+        with self.app.batch_update():
+            self._set_answered(False)
+            self.sub_title = f"{instance.key} · seed {instance.seed}"
+            self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
+            await self.query_one("#question", Markdown).update(question_markdown(instance))
+            self._show_verdict("", None)
+            await self.query_one("#feedback", Markdown).update("")
+            slot = self.query_one("#answer-slot", Vertical)
+            await slot.remove_children()  # before mounting the next input, so a fast skip cannot overlap them
+            await slot.mount(answer_widget(instance, model_answer=True))
+            self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
         self.shown_at = time.monotonic()
 
     async def action_skip(self) -> None:
@@ -159,9 +162,10 @@ class PracticeScreen(Screen[None]):
         banner.display = verdict is not None
 
     async def _show_feedback(self, markdown: str) -> None:
-        self._set_answered(True)
-        await self.query_one("#answer-slot", Vertical).remove_children()
-        await self.query_one("#feedback", Markdown).update(markdown)
+        with self.app.batch_update():  # one layout pass, as for a new question
+            self._set_answered(True)
+            await self.query_one("#answer-slot", Vertical).remove_children()
+            await self.query_one("#feedback", Markdown).update(markdown)
         scroll = self.query_one("#question-scroll", VerticalScroll)
         scroll.focus()
         # A long prompt can push the verdict below the fold: bring it to the top (the prompt is above),
