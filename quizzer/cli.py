@@ -91,7 +91,10 @@ def root(
 def _run_app(topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
     from quizzer.tui.app import Filters, make_app
 
-    make_app(filters=Filters(topic=topic, week=week, paper=paper)).run()
+    practice_app = make_app(filters=Filters(topic=topic, week=week, paper=paper))
+    practice_app.run()
+    if practice_app.failure is not None:
+        raise practice_app.failure
 
 
 @app.command()

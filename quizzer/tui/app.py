@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from quizzer.clock import Clock, utcnow
+from quizzer.errors import UserError
 from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 
@@ -57,6 +58,7 @@ class QuizzerApp(App[None]):
         super().__init__()
         self.db_url, self.filters, self.clock, self.seed = db_url, filters, clock, seed
         self.study: Study | None = None
+        self.failure: UserError | None = None  # why the bank could not be opened
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -71,7 +73,12 @@ class QuizzerApp(App[None]):
         from quizzer.study import Study
         from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
 
-        _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
+        try:
+            _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
+        except UserError as exc:  # e.g. the class's server is unreachable: the CLI reports it, exit 2
+            self.failure = exc
+            self.call_from_thread(self.exit, return_code=exc.exit_code)
+            return
         study = Study(session=session, catalog=load_catalog(), clock=self.clock, rng=random.Random(self.seed))
         self.post_message(self.Loaded(study))
 

@@ -11,7 +11,7 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import select
 
 from quizzer.bank.db import database_errors, database_url, display_url, new_session, open_bank
-from quizzer.bank.models import Attempt, Meta, ReviewCard, Template
+from quizzer.bank.models import SCHEMA_VERSION, Attempt, Meta, ReviewCard, Template
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import record_attempt
 from quizzer.errors import UserError
@@ -133,3 +133,13 @@ def test_learners_starting_together_set_a_new_bank_up_once(bank_url: str) -> Non
     engine.dispose()
     assert len(set(counts)) == 1 and counts[0] > 100
     assert len(versions) == 1
+
+
+def test_a_bank_from_a_newer_quizzer_is_refused(bank_url: str) -> None:
+    engine = open_bank(bank_url)
+    with new_session(engine) as session:
+        session.get(Meta, "schema_version").value = str(SCHEMA_VERSION + 1)  # type: ignore[union-attr]
+        session.commit()
+    engine.dispose()
+    with pytest.raises(UserError, match=f"schema version {SCHEMA_VERSION + 1}, newer than this quizzer"):
+        open_bank(bank_url)
