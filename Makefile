@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine with Python >= 3.11 and make:
 #   make run   - create .venv, install, start quizzer
 #   make test  - create .venv (with dev extras), run the whole suite
+#   make bench-load - 50 simulated learners on PostgreSQL (a throwaway local server), then SQLite
 # The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
 PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)
@@ -8,7 +9,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench bench-load clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "quizzer needs Python >= 3.11 (none found on PATH)" >&2; exit 2; }
@@ -25,6 +26,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+
+# Minutes, not seconds: LOAD_ARGS="--learners 20 --seconds 10" for a shorter run.
+bench-load: $(STAMP)
+	.ci/with-postgres $(BIN)/python bench/bench_load.py $(LOAD_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

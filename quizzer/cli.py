@@ -36,6 +36,7 @@ app = typer.Typer(
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
+MAX_SEED = 2**63 - 1  # the largest seed either database stores (a 64-bit signed integer)
 
 
 class Format(str, Enum):
@@ -59,14 +60,16 @@ def reports_errors(command: F) -> F:
 @contextmanager
 def bank_session() -> Iterator[Session]:
     """Open the bank, bring the bundled questions up to date, and yield a session."""
+    from quizzer.bank.db import database_errors
     from quizzer.bank.ready import open_ready_bank
 
-    engine, session = open_ready_bank()
-    try:
-        with session:
-            yield session
-    finally:
-        engine.dispose()
+    with database_errors():
+        engine, session = open_ready_bank()
+        try:
+            with session:
+                yield session
+        finally:
+            engine.dispose()
 
 
 def _version(value: bool) -> None:
@@ -96,7 +99,10 @@ def root(
 def _run_app(profile: str, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
     from quizzer.tui.app import Filters, make_app
 
-    make_app(profile=profile, filters=Filters(topic=topic, week=week, paper=paper)).run()
+    practice_app = make_app(profile=profile, filters=Filters(topic=topic, week=week, paper=paper))
+    practice_app.run()
+    if practice_app.failure is not None:
+        raise practice_app.failure
 
 
 @app.command()
@@ -318,7 +324,7 @@ def export(
 def grade(
     ctx: typer.Context,
     key: Annotated[str, typer.Argument(help="Question key.")],
-    seed: Annotated[int, typer.Option(min=0, help="The instance's seed.")],
+    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="The instance's seed.")],
     answer: Annotated[str, typer.Option(help="Your answer, typed as you would write it.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,

@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 
 from sqlmodel import Session, col, select
 
@@ -20,7 +20,7 @@ from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
 from quizzer.clock import Clock, utcnow
 from quizzer.grading import Verdict, grade, self_grade
-from quizzer.mastery import GradedAttempt, TopicMastery, mastered, replay
+from quizzer.mastery import GradedAttempt, TopicMastery, as_utc, mastered, replay
 from quizzer.policy import Pick, next_question
 from quizzer.review import ReviewState, is_due, new_state, rating_for, review
 from quizzer.templates.instance import Instance, make_instance
@@ -102,7 +102,7 @@ class Study:
         return self.learner.id
 
     def mastery(self, attempts: Sequence[Attempt] | None = None) -> dict[str, TopicMastery]:
-        history = [GradedAttempt(a.template_key, a.seed, a.verdict, a.score, a.seconds, _utc(a.created_at))
+        history = [GradedAttempt(a.template_key, a.seed, a.verdict, a.score, a.seconds, a.created_at)
                    for a in (self.attempts() if attempts is None else attempts)]
         return replay(history, {k: t.topics for k, t in self.templates.items()},
                       {k: t.kind for k, t in self.templates.items()},
@@ -216,9 +216,4 @@ class Study:
         return [make_instance(self.templates[k], seed) for k in keys]
 
     def _now(self) -> datetime:
-        return _utc(self.clock())
-
-
-def _utc(moment: datetime) -> datetime:
-    """SQLite hands datetimes back naive; the bank stores UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+        return as_utc(self.clock())

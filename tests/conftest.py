@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
+
+from tests.databases import PostgresServer, connect_server, postgres_required
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -40,3 +44,58 @@ def bundled_bank(bundled_bank_file: Path, isolated_bank: Path) -> Path:
     """This test's own copy of the prepared bank, at the path QUIZZER_DB names."""
     shutil.copyfile(bundled_bank_file, isolated_bank)
     return isolated_bank
+
+
+# --- the same tests on SQLite and on PostgreSQL -------------------------------------------------
+
+DATABASES = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgresql)]
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """The PostgreSQL test server; without one the tests skip, or fail where CI requires it."""
+    server, reason = connect_server()
+    if server is None:
+        if postgres_required():
+            pytest.fail(f"{reason}; CI or QUIZZER_REQUIRE_PG requires PostgreSQL", pytrace=False)
+        pytest.skip(reason)
+    yield server
+    server.admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_bundled_template(postgres: PostgresServer) -> Iterator[str]:
+    """A PostgreSQL database with every bundled template imported, copied by each test that wants it."""
+    from quizzer.bank.ready import open_ready_bank
+
+    url = postgres.create()
+    engine, session = open_ready_bank(url)
+    session.close()
+    engine.dispose()  # a template database must have no connections when it is copied
+    yield make_url(url).database
+    postgres.drop(url)
+
+
+def _postgres_bank(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, template: str | None) -> str:
+    server: PostgresServer = request.getfixturevalue("postgres")
+    url = server.create(template)
+    request.addfinalizer(lambda: server.drop(url))
+    monkeypatch.setenv("QUIZZER_DB", url)
+    return url
+
+
+@pytest.fixture(params=DATABASES)
+def bank_url(request: pytest.FixtureRequest, isolated_bank: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An empty bank of its own per test, on each database in turn; ``QUIZZER_DB`` names it."""
+    if request.param == "sqlite":
+        return f"sqlite:///{isolated_bank}"
+    return _postgres_bank(request, monkeypatch, template=None)
+
+
+@pytest.fixture(params=DATABASES)
+def bundled_bank_url(request: pytest.FixtureRequest, isolated_bank: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A copy of the prepared bank per test, on each database in turn; ``QUIZZER_DB`` names it."""
+    if request.param == "sqlite":
+        request.getfixturevalue("bundled_bank")
+        return f"sqlite:///{isolated_bank}"
+    return _postgres_bank(request, monkeypatch, template=request.getfixturevalue("postgres_bundled_template"))

@@ -25,6 +25,9 @@ RULES = {
     "quizzer/policy.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Exports render instances they are given: no bank, no UI.
     "quizzer/export": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # The teacher's report is computed and rendered from plain data, never from the UI.
+    "quizzer/report.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/report_render.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
 }
 
 

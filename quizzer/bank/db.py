@@ -1,9 +1,20 @@
-"""Opening the bank: where it lives, SQLite settings, schema creation, version checks and upgrades.
+"""Opening the bank: where it lives, connection settings, schema creation, version checks and upgrades.
 
-``QUIZZER_DB`` names the bank as a SQLAlchemy URL (``sqlite:///path``) or a plain
-file path; by default it is ``bank.sqlite`` in the user data directory.  SQLite
-connections run with foreign keys on, WAL journaling (readers never block the
-writer) and a busy timeout, so two windows on one bank wait instead of failing.
+``QUIZZER_DB`` names the bank as a SQLAlchemy URL or a plain file path; by default it is
+``bank.sqlite`` in the user data directory.  Two databases are supported:
+
+* SQLite (``sqlite:///path`` or a path), one learner's laptop.  Connections run with
+  foreign keys on, WAL journaling (readers never block the writer) and a busy timeout, so
+  two windows on one bank wait instead of failing.
+* PostgreSQL (``postgresql+psycopg://user:password@host/database``; ``postgresql://`` and
+  ``postgres://`` mean the same), one bank shared by a class.
+
+Setting the bank up (schema, version row, bundled questions) holds a lock until it commits
+(:func:`lock_setup`), so a whole class starting at once on an empty bank sets it up once.
+
+An older bank is upgraded in one transaction by ``quizzer.bank.migrations`` (a SQLite file is
+backed up first); a bank from a newer quizzer is refused.  A URL is only ever shown with its
+password masked.
 """
 
 from __future__ import annotations
@@ -17,9 +28,9 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
+from sqlalchemy import event, text
+from sqlalchemy.engine import URL, Connection, Engine, make_url
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, create_engine
 
 from quizzer.bank.migrations import create_latest, stored_version, upgrade
@@ -28,7 +39,9 @@ from quizzer.errors import UserError
 from quizzer.profiles import os_profile_name
 
 BUSY_TIMEOUT_MS = 15_000
-SCHEMA_LOCK_ID = 0x717A7A72  # PostgreSQL advisory lock taken while creating or upgrading the schema
+CONNECT_TIMEOUT_S = 10  # an unreachable server is reported after this, not after the OS's minutes
+POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
+SETUP_LOCK_KEY = 0x71756979  # PostgreSQL advisory lock id for creating, upgrading or filling the bank
 
 
 def default_location() -> Path:
@@ -38,9 +51,32 @@ def default_location() -> Path:
 
 
 def database_url(value: str | None = None) -> str:
-    """``QUIZZER_DB`` (URL or path), else the default file."""
+    """``QUIZZER_DB`` (URL or path), else the default file; PostgreSQL URLs name the psycopg driver."""
     value = value or os.environ.get("QUIZZER_DB") or str(default_location())
-    return value if "://" in value else f"sqlite:///{Path(value).expanduser()}"
+    if "://" not in value:
+        return f"sqlite:///{Path(value).expanduser()}"
+    scheme, rest = value.split("://", 1)
+    return f"postgresql+psycopg://{rest}" if scheme in POSTGRES_SCHEMES else value
+
+
+def is_postgres(url: str) -> bool:
+    return url.startswith("postgresql+psycopg://")
+
+
+def display_url(url: str) -> str:
+    """The bank's location for messages: a file path, or the URL with its password masked."""
+    if url.startswith("sqlite:///"):
+        return url.removeprefix("sqlite:///")
+    parsed = _parsed(url)
+    # Unparseable: show no part that may hold a password.
+    return parsed.render_as_string(hide_password=True) if parsed else url.split("://", 1)[0] + "://…"
+
+
+def _parsed(url: str) -> URL | None:
+    try:
+        return make_url(url)
+    except (ArgumentError, ValueError):
+        return None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -58,14 +94,7 @@ def open_bank(url: str | None = None, *, cross_thread: bool = False) -> Engine:
     ``cross_thread``: the app opens the bank in a worker thread and then uses it from the UI
     thread (never both at once), which SQLite's default same-thread check would refuse."""
     url = database_url(url)
-    connect_args: dict[str, Any] = {}
-    if url.startswith("sqlite"):
-        connect_args = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": not cross_thread}
-    if url.startswith("sqlite:///"):
-        _check_sqlite_file(Path(url.removeprefix("sqlite:///")))
-    engine = create_engine(url, connect_args=connect_args)
-    if url.startswith("sqlite"):
-        event.listen(engine, "connect", _sqlite_pragmas)
+    engine = _create_engine(url, cross_thread=cross_thread)
     try:
         with database_errors(url, doing="open"):
             _bring_up_to_date(engine, url)
@@ -75,14 +104,28 @@ def open_bank(url: str | None = None, *, cross_thread: bool = False) -> Engine:
     return engine
 
 
-@contextmanager
-def database_errors(url: str, *, doing: str = "use") -> Iterator[None]:
-    """A database that cannot be read or written (not a database, truncated, locked for too long)
-    is reported as one line naming the bank, never as a traceback."""
+def _create_engine(url: str, *, cross_thread: bool) -> Engine:
+    if url.startswith("sqlite:///"):
+        _check_sqlite_file(Path(url.removeprefix("sqlite:///")))
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000,
+                                                  "check_same_thread": not cross_thread})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    if not is_postgres(url):
+        raise UserError(f"unsupported database {url.split('://', 1)[0]!r}; use a file path, sqlite:///PATH "
+                        "or postgresql://USER:PASSWORD@HOST/DATABASE", where="QUIZZER_DB")
     try:
-        yield
-    except DatabaseError as exc:
-        raise UserError(f"cannot {doing} the bank: {_reason(exc)}", where=_display(url)) from None
+        # pre_ping: a class's long-running app survives the server restarting between answers.
+        return create_engine(_with_connect_timeout(make_url(url)), pool_pre_ping=True)
+    except (ArgumentError, ValueError) as exc:
+        raise UserError(f"not a valid database URL ({exc})", where=display_url(url)) from None
+
+
+def _with_connect_timeout(url: URL) -> URL:
+    if "connect_timeout" in url.query:
+        return url
+    return url.update_query_dict({"connect_timeout": str(CONNECT_TIMEOUT_S)})
 
 
 def _check_sqlite_file(path: Path) -> None:
@@ -96,6 +139,18 @@ def _check_sqlite_file(path: Path) -> None:
         raise UserError(f"cannot create the data directory: {exc.strerror}", where=str(path.parent)) from None
     if not os.access(path.parent, os.W_OK):
         raise UserError("the data directory is not writable", where=str(path.parent))
+
+
+def lock_setup(connection: Connection) -> None:
+    """Wait for any other process setting the bank up, and hold it off until this transaction ends.
+
+    Without it, learners starting together on a new bank would each see no tables (or no
+    questions), each create them, and all but one would fail on the duplicates.  PostgreSQL:
+    an advisory lock.  SQLite: the write lock, taken at once rather than at the first write."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SETUP_LOCK_KEY})
+    elif not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _bring_up_to_date(engine: Engine, url: str) -> None:
@@ -119,23 +174,20 @@ def _bring_up_to_date(engine: Engine, url: str) -> None:
 
 def _usable_version(version: int | None, url: str) -> int | None:
     if version == 0:
-        raise UserError("not a quizzer bank (it holds other tables and no schema version)", where=_display(url))
+        raise UserError("not a quizzer bank (it holds other tables and no schema version)", where=display_url(url))
     if version is not None and version > SCHEMA_VERSION:
         raise UserError(f"the bank has schema version {version}, newer than this quizzer "
-                        f"understands ({SCHEMA_VERSION}); upgrade quizzer", where=_display(url))
+                        f"understands ({SCHEMA_VERSION}); upgrade quizzer", where=display_url(url))
     return version
 
 
 @contextmanager
 def _exclusive_transaction(engine: Engine) -> Iterator[Connection]:
-    """One transaction holding the write lock from its first statement; committed on success,
+    """One transaction holding the set-up lock from its first statement; committed on success,
     rolled back (leaving the bank exactly as it was) on any error."""
     with engine.connect() as connection:
-        if connection.dialect.name == "sqlite":
-            # pysqlite would run DDL outside any transaction; an explicit BEGIN makes it atomic.
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        elif connection.dialect.name == "postgresql":
-            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({SCHEMA_LOCK_ID})")
+        # On SQLite the explicit BEGIN also makes the DDL atomic (pysqlite runs it outside a transaction).
+        lock_setup(connection)
         yield connection
         connection.commit()
 
@@ -165,16 +217,26 @@ def _backup_sqlite(url: str, version: int) -> Path | None:
     return target
 
 
-def _reason(exc: SQLAlchemyError) -> str:
+def database_reason(exc: SQLAlchemyError, url: str) -> str:
+    """The first line of the driver's message, in plain words where it is a known case, never a password."""
     original = getattr(exc, "orig", None)
-    text = str(original or exc).splitlines()[0]
-    if isinstance(exc, OperationalError) and "locked" in text:
+    reason = " ".join(str(original or exc).splitlines()[0].split())
+    if isinstance(exc, OperationalError) and "locked" in reason:
         return "the database stayed locked by another process; try again"
-    return text
+    password = (parsed := _parsed(url)) and parsed.password
+    return reason.replace(str(password), "***") if password else reason
 
 
-def _display(url: str) -> str:
-    return url.removeprefix("sqlite:///")
+@contextmanager
+def database_errors(url: str | None = None, *, doing: str = "use") -> Iterator[None]:
+    """A database failure (not a database, truncated, locked for too long, a server gone away, a
+    full disk) as one UserError line naming the bank, never a traceback; whatever was not
+    committed is rolled back by the session's owner."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        url = database_url(url)
+        raise UserError(f"cannot {doing} the bank: {database_reason(exc, url)}", where=display_url(url)) from None
 
 
 def new_session(engine: Engine) -> Session:

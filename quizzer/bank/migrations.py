@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import (Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, column,
+from sqlalchemy import (BigInteger, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, column,
                         inspect, literal, select, table, text)
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint
@@ -74,7 +74,7 @@ V2_ATTEMPT = Table(
     Column("id", Integer, primary_key=True),
     Column("learner_id", Integer, ForeignKey("learner.id"), nullable=False, index=True),
     Column("template_key", String, ForeignKey("template.key"), nullable=False, index=True),
-    Column("seed", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),  # widened from 32 bits: any seed `grade --seed` accepts
     Column("response", String, nullable=False),
     Column("verdict", String, nullable=False),
     Column("score", Float, nullable=False),
@@ -93,7 +93,8 @@ V2_REVIEWCARD = Table(
 
 
 def _v1_to_v2(connection: Connection, default_learner: str) -> None:
-    """Learners arrive: every existing attempt and review card goes to the default learner."""
+    """Learners arrive: every existing attempt and review card goes to the default learner.
+    Attempt seeds widen to 64 bits (SQLite's rebuild does it; elsewhere an ALTER)."""
     V2_LEARNER.create(connection)
     learner_id = connection.execute(V2_LEARNER.insert().values(name=default_learner, created_at=utcnow())
                                     ).inserted_primary_key[0]
@@ -102,6 +103,8 @@ def _v1_to_v2(connection: Connection, default_learner: str) -> None:
             _rebuild(connection, owned, fill={"learner_id": learner_id})
         else:
             _add_learner_in_place(connection, owned, learner_id)
+    if connection.dialect.name != "sqlite":
+        connection.execute(text("ALTER TABLE attempt ALTER COLUMN seed TYPE BIGINT"))
 
 
 def _rebuild(connection: Connection, new: Table, *, fill: dict[str, object]) -> None:

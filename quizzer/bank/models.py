@@ -1,5 +1,9 @@
 """The question bank's tables (SQLModel).  All times are UTC.
 
+Every datetime column is a :class:`UTCDateTime`: the one place where the databases'
+different habits are evened out (SQLite keeps no time zone and hands values back naive;
+PostgreSQL's ``timestamp`` would shift an aware value into the server's zone).
+
 Templates are stored as their YAML source; answers are never stored, they are
 computed by the engine whenever an instance is made.  Attempts reference a
 template by key, so re-importing a changed template keeps its history.  Attempts
@@ -9,13 +13,34 @@ are made by ``quizzer.bank.migrations``.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
+from typing import Any
 
+from sqlalchemy import BigInteger, DateTime
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
 from quizzer.clock import utcnow
 
 SCHEMA_VERSION = 2
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """An instant stored as naive UTC and always read back aware (``tzinfo`` is ``timezone.utc``).
+
+    A naive value given to it is taken as UTC already, as everywhere in quizzer."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=timezone.utc)
 
 
 class Meta(SQLModel, table=True):
@@ -58,8 +83,8 @@ class Template(SQLModel, table=True):
     source_yaml: str
     content_hash: str
     file: str
-    imported_at: datetime = Field(default_factory=utcnow)
-    updated_at: datetime = Field(default_factory=utcnow)
+    imported_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
 
 
 class TemplateTopic(SQLModel, table=True):
@@ -79,13 +104,13 @@ class Attempt(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     learner_id: int = Field(foreign_key="learner.id", index=True)
     template_key: str = Field(foreign_key="template.key", index=True)
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # any seed `quizzer grade --seed` accepts, beyond 32 bits
     response: str
     verdict: str  # correct | incorrect | partial (invalid responses are never recorded)
     score: float
     misconception: str | None = Field(default=None, index=True)
     seconds: float | None = None
-    created_at: datetime = Field(default_factory=utcnow, index=True)
+    created_at: datetime = Field(default_factory=utcnow, index=True, sa_type=UTCDateTime)
 
 
 class ReviewCard(SQLModel, table=True):
@@ -94,5 +119,5 @@ class ReviewCard(SQLModel, table=True):
     learner_id: int = Field(foreign_key="learner.id", primary_key=True)
     template_key: str = Field(foreign_key="template.key", primary_key=True, ondelete="CASCADE")
     state_json: str
-    due: datetime = Field(index=True)
-    updated_at: datetime = Field(default_factory=utcnow)
+    due: datetime = Field(index=True, sa_type=UTCDateTime)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)

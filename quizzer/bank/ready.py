@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from quizzer.bank.db import new_session, open_bank
+from quizzer.bank.db import lock_setup, new_session, open_bank
 from quizzer.bank.store import import_bundled
 from quizzer.catalog import load_catalog, questions_dir
 
@@ -16,6 +16,7 @@ def open_ready_bank(url: str | None = None, *, cross_thread: bool = False) -> tu
     engine = open_bank(url, cross_thread=cross_thread)
     session = new_session(engine)
     try:
+        lock_setup(session.connection())  # learners starting together import the questions once
         import_bundled(session=session, catalog=load_catalog(), directory=questions_dir())
         session.commit()
     except BaseException:

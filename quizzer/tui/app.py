@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from quizzer.clock import Clock, utcnow
+from quizzer.errors import UserError
 from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 
@@ -53,10 +54,18 @@ class QuizzerApp(App[None]):
             self.study = study
             super().__init__()
 
+    class LoadFailed(Message):
+        """The bank could not be opened (e.g. the class's server is unreachable)."""
+
+        def __init__(self, error: UserError) -> None:
+            self.error = error
+            super().__init__()
+
     def __init__(self, *, db_url: str | None, profile: str, filters: Filters, clock: Clock, seed: int | None) -> None:
         super().__init__()
         self.db_url, self.profile, self.filters, self.clock, self.seed = db_url, profile, filters, clock, seed
         self.study: Study | None = None
+        self.failure: UserError | None = None  # why the bank could not be opened
 
     def on_mount(self) -> None:
         self.theme = "textual-dark"
@@ -68,15 +77,24 @@ class QuizzerApp(App[None]):
         """Open the bank (importing changed bundled questions) off the UI thread."""
         from quizzer.bank.ready import open_ready_bank
         from quizzer.catalog import load_catalog
+        from quizzer.profiles import ensure_learner
         from quizzer.study import Study
         from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
-        from quizzer.profiles import ensure_learner
 
-        _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
+        try:
+            _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
+        except UserError as exc:
+            self.post_message(self.LoadFailed(exc))  # the UI thread closes the app; the CLI reports it
+            return
         learner = ensure_learner(session=session, name=self.profile)
         study = Study(session=session, catalog=load_catalog(), learner=learner, clock=self.clock,
                       rng=random.Random(self.seed))
         self.post_message(self.Loaded(study))
+
+    @on(LoadFailed)
+    def load_failed(self, event: LoadFailed) -> None:
+        self.failure = event.error
+        self.exit(return_code=event.error.exit_code)
 
     @on(Loaded)
     def loaded(self, event: Loaded) -> None:

@@ -1,4 +1,5 @@
-"""The bank on a fresh SQLite file per test: import, re-import, history, and all-or-nothing writes."""
+"""The bank on a fresh database per test, SQLite and PostgreSQL: import, re-import, history, and
+all-or-nothing writes."""
 
 from __future__ import annotations
 
@@ -25,37 +26,47 @@ REPO = Path(__file__).resolve().parents[2]
 QUESTIONS = REPO / "questions"
 
 
-@pytest.fixture
-def session() -> Iterator[Session]:
-    engine = open_bank()
+def bank(url: str) -> Iterator[Session]:
+    engine = open_bank(url)
     with new_session(engine) as session:
         yield session
     engine.dispose()
 
 
 @pytest.fixture
-def imported(session: Session) -> Session:
-    import_bundled(session=session, catalog=load_catalog(), directory=QUESTIONS)
-    session.commit()
-    return session
+def session(bank_url: str) -> Iterator[Session]:
+    """An empty bank."""
+    yield from bank(bank_url)
 
 
 @pytest.fixture
-def ada(session: Session) -> int:
-    """A learner's id, for recording attempts."""
-    learner_id = ensure_learner(session=session, name="ada").id
+def imported(bundled_bank_url: str) -> Iterator[Session]:
+    """A bank with the bundled questions imported (a copy of one prepared per test run)."""
+    yield from bank(bundled_bank_url)
+
+
+@pytest.fixture
+def ada(imported: Session) -> int:
+    """A learner's id in the imported bank, for recording attempts."""
+    learner_id = ensure_learner(session=imported, name="ada").id
     assert learner_id is not None
     return learner_id
 
 
-def test_sqlite_settings(session: Session) -> None:
-    assert session.exec(text("PRAGMA foreign_keys")).one()[0] == 1  # type: ignore[call-overload]
-    assert session.exec(text("PRAGMA journal_mode")).one()[0] == "wal"  # type: ignore[call-overload]
-    assert session.exec(text("PRAGMA busy_timeout")).one()[0] >= 5000  # type: ignore[call-overload]
+def test_sqlite_settings() -> None:
+    engine = open_bank()
+    with new_session(engine) as session:
+        assert session.exec(text("PRAGMA foreign_keys")).one()[0] == 1  # type: ignore[call-overload]
+        assert session.exec(text("PRAGMA journal_mode")).one()[0] == "wal"  # type: ignore[call-overload]
+        assert session.exec(text("PRAGMA busy_timeout")).one()[0] >= 5000  # type: ignore[call-overload]
+    engine.dispose()
 
 
-def test_bundled_import_fills_catalogue_and_templates(imported: Session) -> None:
+def test_bundled_import_fills_catalogue_and_templates(session: Session) -> None:
     catalog = load_catalog()
+    import_bundled(session=session, catalog=catalog, directory=QUESTIONS)
+    session.commit()
+    imported = session
     assert len(imported.exec(select(Topic)).all()) == len(catalog.topics)
     assert len(imported.exec(select(RoutedRecord)).all()) == 65
     files = sorted(QUESTIONS.rglob("*.yaml"))

@@ -13,7 +13,7 @@ import pytest
 EXE = Path(sys.executable).with_name("quizzer")
 
 
-def quizzer(*args: str, db: Path) -> subprocess.CompletedProcess[str]:
+def quizzer(*args: str, db: Path | str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "QUIZZER_DB": str(db)}
     return subprocess.run([str(EXE), *args], capture_output=True, text=True, env=env, timeout=120)
 
@@ -27,13 +27,24 @@ def test_help_and_version_do_not_import_heavy_modules() -> None:
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_generate_then_grade_round_trip(isolated_bank: Path) -> None:
+def test_generate_then_grade_round_trip(bundled_bank_url: str) -> None:
     out = quizzer("generate", "--key", "practice/warmup-rate", "--seed", "5", "--solutions", "--format", "json",
-                  db=isolated_bank)
+                  db=bundled_bank_url)
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)[0]["answer_text"]
-    graded = quizzer("grade", "practice/warmup-rate", "--seed", "5", "--answer", answer, "--json", db=isolated_bank)
+    graded = quizzer("grade", "practice/warmup-rate", "--seed", "5", "--answer", answer, "--json", db=bundled_bank_url)
     assert graded.returncode == 0 and json.loads(graded.stdout)["verdict"] == "correct"
+
+
+@pytest.mark.parametrize("url, reason", [
+    ("postgresql://teacher:s3cret-Pa55@127.0.0.1:1/course", "cannot open the bank: connection failed"),
+    ("mysql://teacher:s3cret-Pa55@127.0.0.1/course", "unsupported database 'mysql'"),
+])
+def test_an_unusable_database_is_one_line_without_the_password(url: str, reason: str) -> None:
+    result = quizzer("list", db=url)
+    assert result.returncode == 2 and result.stdout == ""
+    assert reason in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "s3cret" not in result.stderr
 
 
 @pytest.mark.parametrize("args", [

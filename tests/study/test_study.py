@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from datetime import timezone
-from pathlib import Path
+from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import event
@@ -29,8 +28,8 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def session(bundled_bank: Path) -> Iterator[Session]:
-    engine = open_bank(str(bundled_bank))
+def session(bundled_bank_url: str) -> Iterator[Session]:
+    engine = open_bank(bundled_bank_url)
     with new_session(engine) as session:
         yield session
     engine.dispose()
@@ -42,9 +41,15 @@ def study(session: Session, clock: FakeClock) -> Study:
     return Study(session=session, catalog=load_catalog(), learner=learner, clock=clock, rng=random.Random(7))
 
 
-def other_connection(bank: Path) -> Session:
+@contextmanager
+def other_connection(url: str) -> Iterator[Session]:
     """A second connection, as another process would see the bank."""
-    return new_session(open_bank(str(bank)))
+    engine = open_bank(url)
+    try:
+        with new_session(engine) as session:
+            yield session
+    finally:
+        engine.dispose()
 
 
 def instance_of(study: Study, kind: str, *, misconception: bool = False, seed: int = 11) -> Instance:
@@ -103,7 +108,7 @@ def test_next_gives_fresh_numbers_and_refuses_an_empty_selection(study: Study) -
 # --- grading with memory -----------------------------------------------------------------------
 
 def test_submit_records_the_attempt_and_its_review_card_in_one_commit(
-        study: Study, session: Session, isolated_bank: Path) -> None:
+        study: Study, session: Session, bundled_bank_url: str) -> None:
     instance = instance_of(study, "integer")
     commits: list[bool] = []
     event.listen(session, "after_commit", lambda _: commits.append(True))
@@ -111,27 +116,27 @@ def test_submit_records_the_attempt_and_its_review_card_in_one_commit(
     verdict = study.submit(instance, instance.answer_text, 12.5)
 
     assert verdict.verdict == "correct" and commits == [True]
-    with other_connection(isolated_bank) as other:
+    with other_connection(bundled_bank_url) as other:
         attempt = other.exec(select(Attempt)).one()
         card = other.exec(select(ReviewCard)).one()
     assert (attempt.template_key, attempt.seed, attempt.response) == (instance.key, instance.seed, instance.answer_text)
     assert (attempt.verdict, attempt.score, attempt.seconds, attempt.misconception) == ("correct", 1.0, 12.5, None)
     assert card.template_key == instance.key and card.state_json
-    assert card.due.replace(tzinfo=timezone.utc) > START  # scheduled ahead, by the study's clock
+    assert card.due > START  # scheduled ahead, by the study's clock
 
 
-def test_a_second_answer_updates_the_same_review_card(study: Study, isolated_bank: Path) -> None:
+def test_a_second_answer_updates_the_same_review_card(study: Study, bundled_bank_url: str) -> None:
     instance = instance_of(study, "number")
     study.submit(instance, instance.answer_text, None)
     study.submit(instance, "0", None)
-    with other_connection(isolated_bank) as other:
+    with other_connection(bundled_bank_url) as other:
         assert [a.verdict for a in other.exec(select(Attempt).order_by(Attempt.id)).all()] == ["correct", "incorrect"]
         assert len(other.exec(select(ReviewCard)).all()) == 1
 
 
 @pytest.mark.parametrize("kind, response", [("number", "twelve"), ("vector", "[1, 2"), ("integer", ""),
                                             ("choice", "z")])
-def test_an_unreadable_answer_records_nothing(study: Study, session: Session, isolated_bank: Path,
+def test_an_unreadable_answer_records_nothing(study: Study, session: Session, bundled_bank_url: str,
                                               kind: str, response: str) -> None:
     commits: list[bool] = []
     event.listen(session, "after_commit", lambda _: commits.append(True))
@@ -139,22 +144,22 @@ def test_an_unreadable_answer_records_nothing(study: Study, session: Session, is
     verdict = study.submit(instance_of(study, kind), response, 3.0)
 
     assert verdict.verdict == "invalid" and verdict.feedback and commits == []
-    with other_connection(isolated_bank) as other:
+    with other_connection(bundled_bank_url) as other:
         assert other.exec(select(Attempt)).all() == [] and other.exec(select(ReviewCard)).all() == []
 
 
-def test_a_misconception_is_named_and_recorded(study: Study, isolated_bank: Path) -> None:
+def test_a_misconception_is_named_and_recorded(study: Study, bundled_bank_url: str) -> None:
     instance = instance_of(study, "number", misconception=True)
     response, misconception = wrong_answer(instance)
 
     verdict = study.submit(instance, response, None)
 
     assert (verdict.verdict, verdict.misconception) == ("incorrect", misconception)
-    with other_connection(isolated_bank) as other:
+    with other_connection(bundled_bank_url) as other:
         assert other.exec(select(Attempt.misconception)).one() == misconception
 
 
-def test_self_rating_a_recall_card(study: Study, isolated_bank: Path) -> None:
+def test_self_rating_a_recall_card(study: Study, bundled_bank_url: str) -> None:
     instance = instance_of(study, "text")
 
     assert study.self_rate(instance, "maybe", 20.0).verdict == "invalid"
@@ -163,7 +168,7 @@ def test_self_rating_a_recall_card(study: Study, isolated_bank: Path) -> None:
 
     assert (good.verdict, good.score, good.reading) == ("correct", 1.0, "good")
     assert (again.verdict, again.score) == ("incorrect", 0.0)
-    with other_connection(isolated_bank) as other:
+    with other_connection(bundled_bank_url) as other:
         rows = other.exec(select(Attempt).order_by(Attempt.id)).all()
         assert [(a.response, a.verdict) for a in rows] == [("good", "correct"), ("again", "incorrect")]
         assert other.exec(select(ReviewCard.template_key)).one() == instance.key

@@ -12,7 +12,7 @@ from quizzer.answers import describe
 from quizzer.catalog import load_catalog
 from quizzer.study import Study
 from quizzer.templates.instance import make_instance
-from quizzer.tui.app import QuizzerApp
+from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import FIXED, PADDING, DashboardScreen, column_widths
 from quizzer.tui.screens.practice import PracticeScreen
 from tests.tui.conftest import FakeClock, loaded
@@ -140,3 +140,18 @@ def test_column_widths_share_what_is_left() -> None:
     assert mistake >= 16 and fixed + topic + PADDING + mistake == 94
     topic, mistake = column_widths(200, longest_topic=30)
     assert topic == 30 and fixed + topic + PADDING + mistake == 200
+
+
+def test_an_unreachable_bank_closes_the_app_with_one_reason(clock: FakeClock) -> None:
+    app = make_app(db_url="postgresql://teacher:s3cret@127.0.0.1:1/course", clock=clock, seed=7)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(3000):  # the connection is refused at once; allow a slow machine 30 s
+                if app.return_code is not None:
+                    break
+                await pilot.pause(0.01)
+
+    asyncio.run(scenario())
+    assert app.return_code == 2 and app.study is None
+    assert str(app.failure).startswith("postgresql+psycopg://teacher:***@127.0.0.1:1/course: cannot open the bank:")

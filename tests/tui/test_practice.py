@@ -14,23 +14,23 @@ from quizzer.answers import describe
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.templates.instance import Instance
-from quizzer.tui.app import QuizzerApp
+from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 from quizzer.tui.screens.practice import PracticeScreen
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.recall_box import RecallBox
-from tests.tui.conftest import loaded
+from tests.tui.conftest import FakeClock, loaded
 
 TYPED = ("number", "integer", "vector", "matrix", "shape", "bool", "expression")
 
 
-def attempts(bank: Path) -> list[Attempt]:
+def attempts(bank: Path | str) -> list[Attempt]:
     with Session(open_bank(str(bank))) as session:
         return list(session.exec(select(Attempt).order_by(Attempt.id)).all())  # type: ignore[arg-type]
 
 
-def review_cards(bank: Path) -> list[ReviewCard]:
+def review_cards(bank: Path | str) -> list[ReviewCard]:
     with Session(open_bank(str(bank))) as session:
         return list(session.exec(select(ReviewCard)).all())
 
@@ -91,9 +91,9 @@ async def skip_to(pilot: Any, app: QuizzerApp, kinds: tuple[str, ...]) -> Instan
     raise AssertionError(f"no {kinds} question within 60 skips")
 
 
-def test_a_practice_session_from_the_dashboard_and_back(new_app: Callable[..., QuizzerApp],
-                                                         isolated_bank: Path) -> None:
-    app = new_app()
+def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, clock: FakeClock) -> None:
+    """On both databases: the app opens the bank in a worker thread, then records from the UI thread."""
+    app = make_app(db_url=bundled_bank_url, clock=clock, seed=7)
     plan = [True, False, True, False, True, False, True]
 
     async def scenario() -> None:
@@ -127,7 +127,7 @@ def test_a_practice_session_from_the_dashboard_and_back(new_app: Callable[..., Q
 
             kinds = {instance.kind for instance, _ in answered}
             assert len(kinds) >= 4, kinds
-            records = attempts(isolated_bank)
+            records = attempts(bundled_bank_url)
             assert [(a.template_key, a.seed) for a in records] == [(i.key, i.seed) for i, _ in answered]
             assert [a.verdict == "correct" for a in records] == plan
             assert [a.misconception for a in records] == [m for _, m in answered]
@@ -155,7 +155,7 @@ def test_a_practice_session_from_the_dashboard_and_back(new_app: Callable[..., Q
             await pilot.pause()
             assert current(app) is unreadable and not screen.answered
             assert any(n.title == "Could not read that answer" for n in app._notifications)
-            assert len(attempts(isolated_bank)) == len(plan)
+            assert len(attempts(bundled_bank_url)) == len(plan)
 
             await pilot.press("escape")
             await pilot.pause()
@@ -166,7 +166,7 @@ def test_a_practice_session_from_the_dashboard_and_back(new_app: Callable[..., Q
             assert {row.id for row in dashboard.data.topics if row.attempts} == tried
 
     asyncio.run(scenario())
-    assert {c.template_key for c in review_cards(isolated_bank)} == {a.template_key for a in attempts(isolated_bank)}
+    assert {c.template_key for c in review_cards(bundled_bank_url)} == {a.template_key for a in attempts(bundled_bank_url)}
 
 
 def test_practise_with_a_topic_opens_straight_on_that_topic(new_app: Callable[..., QuizzerApp]) -> None:

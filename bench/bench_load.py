@@ -1,0 +1,200 @@
+"""`make bench-load`: a class of simulated learners practising at once on one shared bank.
+
+Each learner is its own process (threads would queue on the GIL for instance generation and
+grading, which are pure Python and NumPy), and loops for ``--seconds``: pick a template, make
+an instance with a fresh seed, type an answer (the right one three times in four, otherwise a
+named misconception where the question has one), grade it, and record the attempt, committed
+at once as the app does.  Reported per database: attempts/s, the p50/p99 wall time of one loop
+and of its recording step alone, and the check that every attempt a learner was told it
+recorded is in the bank afterwards (the count and the very ids).
+
+PostgreSQL comes first, on a fresh database of the server ``--postgres`` (default
+``QUIZZER_TEST_PG_URL``; ``make bench-load`` starts a throwaway one), then SQLite in a temp file.
+On a machine with fewer cores than learners the learners share the CPU, so attempts/s is bounded
+by the CPU as much as by the database; the record step's latency shows the database's part.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(Path(__file__).resolve().parent)]
+
+from bench_quizzer import typed_answer  # noqa: E402
+
+RIGHT_ANSWERS = 0.75
+
+
+@dataclass
+class LearnerResult:
+    """What one learner did: the ids the bank gave its attempts, and how long each step took."""
+
+    ids: list[int] = field(default_factory=list)
+    loop_seconds: list[float] = field(default_factory=list)
+    record_seconds: list[float] = field(default_factory=list)
+    unreadable: int = 0  # answers graded invalid, which are never recorded
+    error: str | None = None
+
+
+def answer_for(instance: Any, rng: random.Random) -> str:
+    """A typed answer: right three times in four, else the question's first named misconception."""
+    from quizzer.answers import describe
+
+    named = next((w for w in instance.spec.wrong_answers if w.id), None)
+    if rng.random() < RIGHT_ANSWERS or named is None or instance.kind in ("multi", "expression", "text"):
+        return typed_answer(instance)
+    return chr(97 + named.value) if instance.kind == "choice" else describe(instance.kind, named.value)
+
+
+def practise(number: int, url: str, seconds: float, start: Any, results: Any) -> None:
+    """One learner's process: open the bank, wait for the class, then loop until time is up."""
+    from quizzer.bank.db import new_session, open_bank
+    from quizzer.bank.store import all_templates, record_attempt
+    from quizzer.grading import grade
+    from quizzer.profiles import ensure_learner
+    from quizzer.templates.instance import make_instance
+
+    result = LearnerResult()
+    try:
+        engine = open_bank(url)
+        with new_session(engine) as session:
+            templates, rng = all_templates(session=session), random.Random(number)
+            learner = ensure_learner(session=session, name=f"learner-{number:02}")  # each its own profile
+            start.wait()
+            deadline = time.perf_counter() + seconds
+            while (began := time.perf_counter()) < deadline:
+                instance = make_instance(rng.choice(templates), rng.randrange(1, 2**31))
+                response = answer_for(instance, rng)
+                verdict = grade(instance.spec, response)
+                if verdict.verdict == "invalid":
+                    result.unreadable += 1
+                    continue
+                recording = time.perf_counter()
+                attempt = record_attempt(session=session, learner_id=learner.id, key=instance.key, seed=instance.seed,
+                                         response=response, verdict=verdict)
+                finished = time.perf_counter()
+                result.ids.append(attempt.id)  # type: ignore[arg-type]
+                result.record_seconds.append(finished - recording)
+                result.loop_seconds.append(finished - began)
+        engine.dispose()
+    except Exception:  # reported in the table: a benchmark that hides a failure measures nothing
+        start.abort()  # a learner that cannot start must not leave the class waiting for it
+        result.error = traceback.format_exc(limit=3).strip().splitlines()[-1]
+    results.put((number, result))
+
+
+def run_class(url: str, learners: int, seconds: float) -> tuple[list[LearnerResult], float]:
+    """Start every learner, release them together, and gather what each did."""
+    context = multiprocessing.get_context("fork")  # the parent's imports are shared, not repeated 50 times
+    start, results = context.Barrier(learners + 1), context.Queue()
+    processes = [context.Process(target=practise, args=(n, url, seconds, start, results)) for n in range(learners)]
+    for process in processes:
+        process.start()
+    try:
+        start.wait()
+    except threading.BrokenBarrierError:
+        pass  # a learner failed to start; its error is in its result
+    began = time.perf_counter()
+    gathered = dict(results.get(timeout=seconds + 300) for _ in processes)
+    elapsed = time.perf_counter() - began
+    for process in processes:
+        process.join()
+    return [gathered[n] for n in range(learners)], elapsed
+
+
+def missing_attempts(url: str, ids: list[int]) -> str:
+    """'' when the bank holds exactly the attempts the learners recorded, else what differs."""
+    from sqlmodel import col, select
+
+    from quizzer.bank.db import new_session, open_bank
+    from quizzer.bank.models import Attempt
+
+    engine = open_bank(url)
+    with new_session(engine) as session:
+        stored = list(session.exec(select(Attempt.id).order_by(col(Attempt.id))).all())
+    engine.dispose()
+    problems = []
+    if len(set(ids)) != len(ids):
+        problems.append(f"{len(ids) - len(set(ids))} ids given twice")
+    if lost := set(ids) - set(stored):
+        problems.append(f"{len(lost)} recorded attempts missing")
+    if extra := set(stored) - set(ids):
+        problems.append(f"{len(extra)} attempts nobody recorded")
+    return "; ".join(problems)
+
+
+def percentile(samples: list[float], q: float) -> float:
+    return statistics.quantiles(samples, n=100, method="inclusive")[q - 1] if len(samples) > 1 else samples[0]
+
+
+def measure(label: str, url: str, learners: int, seconds: float) -> None:
+    from quizzer.bank.ready import open_ready_bank
+
+    engine, session = open_ready_bank(url)  # the questions are imported before the class starts
+    session.close()
+    engine.dispose()
+    results, elapsed = run_class(url, learners, seconds)
+    ids = [i for r in results for i in r.ids]
+    loops = [s for r in results for s in r.loop_seconds]
+    records = [s for r in results for s in r.record_seconds]
+    errors = [f"learner {n}: {r.error}" for n, r in enumerate(results) if r.error]
+    check = missing_attempts(url, ids) or f"all {len(ids)} present"
+    print(f"{label:<11} {learners:>8} {elapsed:>8.1f} {len(ids):>9} {len(ids) / elapsed:>11.1f} "
+          f"{percentile(loops, 50) * 1e3:>9.1f} {percentile(loops, 99) * 1e3:>9.1f} "
+          f"{percentile(records, 50) * 1e3:>10.1f} {percentile(records, 99) * 1e3:>10.1f}  {check}")
+    for line in errors:
+        print(f"  {line}")
+    if unreadable := sum(r.unreadable for r in results):
+        print(f"  ({unreadable} answers graded unreadable, not recorded)")
+
+
+def postgres_bank(admin_url: str | None) -> tuple[Any, str] | None:
+    """A fresh database on the benchmark server, or None (with the reason printed)."""
+    from tests.databases import connect_server
+
+    if admin_url:
+        os.environ["QUIZZER_TEST_PG_URL"] = admin_url
+    server, reason = connect_server()
+    if server is None:
+        print(f"postgresql  skipped: {reason}")
+        return None
+    return server, server.create()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=50, help="simulated learners, one process each")
+    parser.add_argument("--seconds", type=float, default=60.0, help="how long the class practises, per database")
+    parser.add_argument("--postgres", help="a server URL with CREATEDB (default: QUIZZER_TEST_PG_URL)")
+    parser.add_argument("--only", choices=("postgresql", "sqlite"), help="measure one database")
+    args = parser.parse_args(argv)
+    print(f"{args.learners} learners for {args.seconds:g} s each run on {os.cpu_count()} CPU cores; "
+          "times in ms")
+    print(f"{'database':<11} {'learners':>8} {'seconds':>8} {'attempts':>9} {'attempts/s':>11} "
+          f"{'loop p50':>9} {'loop p99':>9} {'record p50':>10} {'record p99':>10}  check")
+    if args.only != "sqlite" and (created := postgres_bank(args.postgres)):
+        server, url = created
+        try:
+            measure("postgresql", url, args.learners, args.seconds)
+        finally:
+            server.drop(url)
+    if args.only != "postgresql":
+        with tempfile.TemporaryDirectory() as folder:
+            measure("sqlite", f"sqlite:///{folder}/bank.sqlite", args.learners, args.seconds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""Throwaway PostgreSQL databases for the tests that run on both SQLite and PostgreSQL.
+
+``QUIZZER_TEST_PG_URL`` names a server the tests may create and drop databases on, as a
+role with CREATEDB (e.g. ``postgresql+psycopg://postgres@127.0.0.1:54329/postgres``;
+``.ci/run`` starts one).  Each test gets a database of its own, copied from a template
+(``CREATE DATABASE … TEMPLATE``), which takes milliseconds rather than re-importing the bank.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import NullPool
+
+from quizzer.bank.db import display_url
+
+URL_VARIABLE = "QUIZZER_TEST_PG_URL"
+PREFIX = f"quizzer_test_{os.getpid()}_"  # runs side by side on one server never share a name
+
+
+def postgres_required() -> bool:
+    """CI must exercise PostgreSQL: there an unreachable server fails the tests instead of skipping them."""
+    return any(os.environ.get(name, "").lower() not in ("", "0", "false", "no")
+               for name in ("CI", "QUIZZER_REQUIRE_PG"))
+
+
+class PostgresServer:
+    """Creates and drops this run's databases through one administrative connection URL."""
+
+    def __init__(self, admin_url: str) -> None:
+        self.admin_url = make_url(admin_url).set(drivername="postgresql+psycopg")
+        # AUTOCOMMIT: CREATE/DROP DATABASE cannot run inside a transaction.
+        self.admin: Engine = create_engine(self.admin_url, isolation_level="AUTOCOMMIT", poolclass=NullPool,
+                                           connect_args={"connect_timeout": 5})
+        self.names = (f"{PREFIX}{n}" for n in itertools.count())
+
+    def check(self) -> None:
+        with self.admin.connect() as connection:
+            connection.execute(text("SELECT 1"))
+
+    def create(self, template: str | None = None) -> str:
+        """A new, empty (or ``template``'s copy) database; returns its URL."""
+        name = next(self.names)
+        copy = f" TEMPLATE {template}" if template else ""
+        with self.admin.connect() as connection:
+            connection.execute(text(f"CREATE DATABASE {name}{copy}"))
+        return self.admin_url.set(database=name).render_as_string(hide_password=False)
+
+    def drop(self, url: str) -> None:
+        name = make_url(url).database
+        with self.admin.connect() as connection:
+            connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+def connect_server() -> tuple[PostgresServer | None, str]:
+    """The test server, or None and the reason it cannot be used."""
+    admin_url = os.environ.get(URL_VARIABLE)
+    if not admin_url:
+        return None, f"PostgreSQL tests need a server: set {URL_VARIABLE} (.ci/run starts one)"
+    try:
+        server = PostgresServer(admin_url)
+        server.check()
+    except (SQLAlchemyError, ValueError) as exc:
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).splitlines()[0].split())
+        return None, f"PostgreSQL at {display_url(admin_url)} ({URL_VARIABLE}) is unreachable: {reason}"
+    return server, ""
