@@ -47,7 +47,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across an application crash
     cursor.close()
 
@@ -99,11 +98,20 @@ def _check_sqlite_file(path: Path) -> None:
 
 
 def _bring_up_to_date(engine: Engine, url: str) -> None:
-    """The common case reads one row; creating or upgrading happens under the write lock, after
-    checking again, so two processes opening an old bank at once upgrade it exactly once."""
+    """The common case reads one row.  Only a file known to be a quizzer bank is ever written to:
+    WAL journaling is persistent in the file, so it is switched on here, not on connecting."""
     with engine.connect() as connection:
-        if _usable_version(stored_version(connection), url) == SCHEMA_VERSION:
-            return
+        current = _usable_version(stored_version(connection), url) == SCHEMA_VERSION
+    if not current:
+        _create_or_upgrade(engine, url)
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+
+
+def _create_or_upgrade(engine: Engine, url: str) -> None:
+    """Under the write lock, and after checking again, so two processes opening an old bank at
+    once upgrade it exactly once."""
     backup: Path | None = None
     with _exclusive_transaction(engine) as connection:
         version = _usable_version(stored_version(connection), url)
@@ -170,6 +178,8 @@ def _reason(exc: SQLAlchemyError) -> str:
     text = str(original or exc).splitlines()[0]
     if isinstance(exc, OperationalError) and "locked" in text:
         return "the database stayed locked by another process; try again"
+    if "malformed" in text or "not a database" in text:
+        return f"{text} (the file is damaged: restore a copy, or move it aside to start a new bank)"
     return text
 
 
