@@ -101,7 +101,7 @@ def _bring_up_to_date(engine: Engine, url: str) -> None:
     """The common case reads one row.  Only a file known to be a quizzer bank is ever written to:
     WAL journaling is persistent in the file, so it is switched on here, not on connecting."""
     with engine.connect() as connection:
-        current = _usable_version(stored_version(connection), url) == SCHEMA_VERSION
+        current = _usable_version(connection, url) == SCHEMA_VERSION
     if not current:
         _create_or_upgrade(engine, url)
     if engine.dialect.name == "sqlite":
@@ -114,7 +114,7 @@ def _create_or_upgrade(engine: Engine, url: str) -> None:
     once upgrade it exactly once."""
     backup: Path | None = None
     with _exclusive_transaction(engine) as connection:
-        version = _usable_version(stored_version(connection), url)
+        version = _usable_version(connection, url)
         if version is None:
             create_latest(connection)
         elif version < SCHEMA_VERSION:
@@ -125,7 +125,12 @@ def _create_or_upgrade(engine: Engine, url: str) -> None:
               f"the previous bank is saved as {backup}", file=sys.stderr)
 
 
-def _usable_version(version: int | None, url: str) -> int | None:
+def _usable_version(connection: Connection, url: str) -> int | None:
+    """The stored schema version if this quizzer can use the bank (None: an empty database)."""
+    try:
+        version = stored_version(connection)
+    except ValueError as exc:
+        raise UserError(f"the bank's schema version is unreadable ({exc})", where=_display(url)) from None
     if version == 0:
         raise UserError("not a quizzer bank (it holds other tables and no schema version)", where=_display(url))
     if version is not None and version > SCHEMA_VERSION:

@@ -43,6 +43,12 @@ def newer(bank: Path) -> None:
         db.commit()
 
 
+def garbled(bank: Path) -> None:
+    with closing(sqlite3.connect(bank)) as db:
+        db.execute("UPDATE meta SET value = 'two' WHERE key = 'schema_version'")
+        db.commit()
+
+
 def foreign(bank: Path) -> None:
     """Some other program's SQLite file: tables, but no quizzer schema version."""
     bank.unlink()
@@ -55,6 +61,7 @@ DAMAGE = {
     corrupt: "cannot open the bank: file is not a database (the file is damaged",
     truncated: "cannot open the bank: database disk image is malformed (the file is damaged",
     newer: "the bank has schema version 99, newer than this quizzer understands (2); upgrade quizzer",
+    garbled: "the bank's schema version is unreadable (invalid literal for int() with base 10: 'two')",
     foreign: "not a quizzer bank (it holds other tables and no schema version)",
 }
 
