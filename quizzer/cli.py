@@ -359,7 +359,109 @@ def grade(
         typer.echo(render_math(verdict.feedback))
 
 
+# --- profiles and progress ---------------------------------------------------------------------
+
+profiles_app = typer.Typer(help="Learner profiles: whose attempts and reviews these are.", rich_markup_mode=None)
+progress_app = typer.Typer(help="Move a learner's progress between banks as a JSON file.", rich_markup_mode=None)
+app.add_typer(profiles_app, name="profiles")
+app.add_typer(progress_app, name="progress")
+
+
+@profiles_app.callback(invoke_without_command=True)
+@reports_errors
+def profiles(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List the profiles in the bank with their attempts and last activity; * marks the current one."""
+    from quizzer.profiles import list_learners
+
+    if ctx.invoked_subcommand is not None:
+        return
+    with bank_session() as session:
+        learners = list_learners(session=session)
+    if as_json:
+        typer.echo(json.dumps([{"name": l.name, "attempts": l.attempts, "current": l.name == ctx.obj,
+                                "last_active": l.last_active and _utc_text(l.last_active),
+                                "created_at": _utc_text(l.created_at)} for l in learners], indent=2, ensure_ascii=False))
+        return
+    width = max([len(l.name) for l in learners] + [len(ctx.obj), 7])
+    typer.echo(f"  {'PROFILE':<{width}}  ATTEMPTS  LAST ACTIVE")
+    for learner in learners:
+        last = f"{learner.last_active.astimezone():%Y-%m-%d %H:%M}" if learner.last_active else "never"
+        typer.echo(f"{'*' if learner.name == ctx.obj else ' '} {learner.name:<{width}}  {learner.attempts:>8}  {last}")
+    if ctx.obj not in {learner.name for learner in learners}:
+        typer.echo(f"* {ctx.obj:<{width}}  {0:>8}  not started yet")
+
+
+@profiles_app.command("rename")
+@reports_errors
+def rename_profile(
+    old: Annotated[str, typer.Argument(help="The profile's current name.")],
+    new: Annotated[str, typer.Argument(help="Its new name (not one that exists).")],
+) -> None:
+    """Rename a profile; its attempts and reviews go with it."""
+    from quizzer.profiles import rename_learner
+
+    with bank_session() as session:
+        learner = rename_learner(session=session, old=old, new=new)
+        session.commit()
+    typer.echo(f"Renamed profile {old!r} to {learner.name!r}.")
+
+
+@progress_app.command("export")
+@reports_errors
+def export_progress(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="The JSON file to write ('-': standard output).")],
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
+) -> None:
+    """Write the current profile's attempts and review states to a JSON file."""
+    from quizzer.profiles import find_learner
+    from quizzer.progress import export_progress as export, write_document
+
+    with bank_session() as session:
+        document = export(session=session, learner=find_learner(session=session, name=ctx.obj))
+    if str(file) == "-":
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
+    write_document(document, file, force=force)
+    typer.echo(f"Exported {len(document['attempts'])} attempt(s) and {len(document['reviews'])} review state(s) "
+               f"of profile {ctx.obj!r} to {file}.")
+
+
+@progress_app.command("import")
+@reports_errors
+def import_progress(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A file written by 'quizzer progress export' ('-': standard input).")],
+) -> None:
+    """Add a progress file's attempts and review states to the current profile: all or nothing,
+    and importing the same file again adds nothing."""
+    from quizzer.progress import import_progress as merge, read_document
+
+    where = "<stdin>" if str(file) == "-" else str(file)
+    document = read_document(_read_text(file), where=where)
+    with bank_session() as session:
+        report = merge(session=session, document=document, profile=ctx.obj, where=where)
+        session.commit()
+    typer.echo(f"Imported into profile {report.profile!r} (exported from {report.source_profile!r}): "
+               f"{report.summary()}.")
+
+
 # --- helpers ------------------------------------------------------------------------------------
+
+def _read_text(file: Path) -> str:
+    """A UTF-8 file's text ('-': standard input), or a UserError naming it."""
+    try:
+        return sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise UserError(f"cannot read the file: {reason}", where=str(file)) from None
+
+
+def _utc_text(moment: Any) -> str:
+    from quizzer.mastery import as_utc
+
+    return str(as_utc(moment).isoformat())
+
 
 def _template(session: Session, key: str) -> Any:
     from quizzer.bank.store import get_template

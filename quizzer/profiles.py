@@ -61,9 +61,13 @@ def current_profile_name(option: str | None = None) -> str:
     return os_profile_name()
 
 
+def learner_named(*, session: Session, name: str) -> Learner | None:
+    return session.exec(select(Learner).where(Learner.name == name)).first()
+
+
 def find_learner(*, session: Session, name: str) -> Learner:
     """The learner called ``name``; an unknown name is a UserError with a suggestion."""
-    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    learner = learner_named(session=session, name=name)
     if learner is None:
         names = session.exec(select(Learner.name)).all()
         hint = did_you_mean(name, names) or "; see 'quizzer profiles'"
@@ -74,7 +78,7 @@ def find_learner(*, session: Session, name: str) -> Learner:
 def ensure_learner(*, session: Session, name: str) -> Learner:
     """The learner called ``name``, created (and committed at once) on first use.  Two processes
     starting a new profile together both end up with the one row the unique name allows."""
-    learner = session.exec(select(Learner).where(Learner.name == name)).first()
+    learner = learner_named(session=session, name=name)
     if learner is not None:
         return learner
     learner = Learner(name=name)
@@ -101,7 +105,7 @@ def rename_learner(*, session: Session, old: str, new: str) -> Learner:
     The caller commits."""
     new = valid_name(new, where="new profile name")
     learner = find_learner(session=session, name=old)
-    if session.exec(select(Learner).where(Learner.name == new)).first() is not None:
+    if learner_named(session=session, name=new) is not None:
         raise UserError(f"a profile called {new!r} already exists; choose another name")
     learner.name = new
     session.add(learner)

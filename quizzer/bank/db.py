@@ -83,7 +83,6 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable across an application crash
     cursor.close()
 
@@ -154,14 +153,23 @@ def lock_setup(connection: Connection) -> None:
 
 
 def _bring_up_to_date(engine: Engine, url: str) -> None:
-    """The common case reads one row; creating or upgrading happens under the write lock, after
-    checking again, so two processes opening an old bank at once upgrade it exactly once."""
+    """The common case reads one row.  Only a file known to be a quizzer bank is ever written to:
+    WAL journaling is persistent in the file, so it is switched on here, not on connecting."""
     with engine.connect() as connection:
-        if _usable_version(stored_version(connection), url) == SCHEMA_VERSION:
-            return
+        current = _usable_version(connection, url) == SCHEMA_VERSION
+    if not current:
+        _create_or_upgrade(engine, url)
+    if engine.dialect.name == "sqlite":
+        with engine.connect() as connection:
+            connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+
+
+def _create_or_upgrade(engine: Engine, url: str) -> None:
+    """Under the write lock, and after checking again, so two processes opening an old bank at
+    once upgrade it exactly once."""
     backup: Path | None = None
     with _exclusive_transaction(engine) as connection:
-        version = _usable_version(stored_version(connection), url)
+        version = _usable_version(connection, url)
         if version is None:
             create_latest(connection)
         elif version < SCHEMA_VERSION:
@@ -172,7 +180,12 @@ def _bring_up_to_date(engine: Engine, url: str) -> None:
               f"the previous bank is saved as {backup}", file=sys.stderr)
 
 
-def _usable_version(version: int | None, url: str) -> int | None:
+def _usable_version(connection: Connection, url: str) -> int | None:
+    """The stored schema version if this quizzer can use the bank (None: an empty database)."""
+    try:
+        version = stored_version(connection)
+    except ValueError as exc:
+        raise UserError(f"the bank's schema version is unreadable ({exc})", where=display_url(url)) from None
     if version == 0:
         raise UserError("not a quizzer bank (it holds other tables and no schema version)", where=display_url(url))
     if version is not None and version > SCHEMA_VERSION:
@@ -223,6 +236,8 @@ def database_reason(exc: SQLAlchemyError, url: str) -> str:
     reason = " ".join(str(original or exc).splitlines()[0].split())
     if isinstance(exc, OperationalError) and "locked" in reason:
         return "the database stayed locked by another process; try again"
+    if "malformed" in reason or "not a database" in reason:
+        return f"{reason} (the file is damaged: restore a copy, or move it aside to start a new bank)"
     password = (parsed := _parsed(url)) and parsed.password
     return reason.replace(str(password), "***") if password else reason
 

@@ -19,6 +19,7 @@ from sqlalchemy import (BigInteger, Column, DateTime, Float, ForeignKey, Index, 
                         inspect, literal, select, table, text)
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint
+from sqlmodel import SQLModel
 
 from quizzer.bank.models import SCHEMA_VERSION, Meta, utcnow
 
@@ -27,7 +28,8 @@ VERSION_KEY = "schema_version"
 
 
 def stored_version(connection: Connection) -> int | None:
-    """The bank's schema version; None for an empty database (nothing of quizzer's in it yet)."""
+    """The bank's schema version; None for an empty database (nothing of quizzer's in it yet).
+    A version that is not a whole number raises ``ValueError``."""
     names = set(inspect(connection).get_table_names())
     if Meta.__tablename__ not in names:
         return None if not names else 0  # 0: tables, but not a quizzer bank's
@@ -46,8 +48,6 @@ def upgrade(connection: Connection, *, from_version: int, default_learner: str) 
 
 def create_latest(connection: Connection) -> None:
     """A brand-new bank, straight at the latest schema version."""
-    from sqlmodel import SQLModel
-
     SQLModel.metadata.create_all(connection)
     _write_version(connection)
 

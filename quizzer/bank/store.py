@@ -143,11 +143,17 @@ def record_attempt(*, session: Session, learner_id: int, key: str, seed: int, re
     return attempt
 
 
+def require_directory(directory: Path) -> Path:
+    """The bundled questions directory, or a UserError saying it is missing."""
+    if not directory.is_dir():
+        raise UserError("the bundled questions directory is missing", where=str(directory))
+    return directory
+
+
 def import_bundled(*, session: Session, catalog: Catalog, directory: Path) -> ImportReport:
     """Bring the bank up to date with the bundled ``questions/``: only new or changed files are
     validated (they were test-rendered over many seeds by ``make test``; here one seed proves they load)."""
-    if not directory.is_dir():
-        raise UserError("the bundled questions directory is missing", where=str(directory))
+    require_directory(directory)
     sync_catalog(session=session, catalog=catalog)
     known = set(stored_hashes(session=session).values())
     changed = [path for path in template_files([directory])

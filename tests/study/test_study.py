@@ -256,3 +256,26 @@ def test_paper_instances_in_question_order(study: Study) -> None:
     assert [i.answer_text for i in study.paper_instances(paper, seed=5)] == [i.answer_text for i in instances]
     with pytest.raises(LookupError):
         study.paper_instances("1999T1_XX", seed=5)
+
+
+# --- learners ------------------------------------------------------------------------------------
+
+def test_each_learner_sees_only_their_own_progress(study: Study, session: Session, clock: FakeClock) -> None:
+    instance = instance_of(study, "integer")
+    wrong, misconception = wrong_answer(instance_of(study, "integer", misconception=True))
+    study.submit(instance, instance.answer_text, 10.0)
+    study.submit(instance_of(study, "integer", misconception=True), wrong, 10.0)
+    bob = Study(session=session, catalog=load_catalog(), learner=ensure_learner(session=session, name="bob"),
+                clock=clock, rng=random.Random(7))
+
+    assert len(study.attempts()) == 2 and bob.attempts() == []
+    assert set(study.review_states()) and bob.review_states() == {}
+    assert study.dashboard().attempts == 2 and bob.dashboard().attempts == 0
+    assert any(dict(row.misconceptions).get(misconception) for row in study.dashboard().topics)
+    assert not any(row.misconceptions or row.attempts for row in bob.dashboard().topics)
+    assert bob.mastery() == study.mastery([]) != study.mastery()  # bob's mastery: that of no attempts at all
+
+    bob.submit(instance, "0", 5.0)  # bob's card for the same template is his own
+    assert study.review_states()[instance.key] != bob.review_states()[instance.key]
+    assert [a.verdict for a in study.attempts()] == ["correct", "incorrect"]
+    assert [a.verdict for a in bob.attempts()] == ["incorrect"]

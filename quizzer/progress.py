@@ -1,0 +1,204 @@
+"""A learner's progress as a JSON document: every attempt and review state, losslessly.
+
+``quizzer progress export`` writes it, ``quizzer progress import`` reads it into a bank on
+another machine.  Import is idempotent: an attempt is identified by its natural key
+(question, seed, time, response), so importing a file twice adds nothing; a review state
+replaces the bank's only when it is more recent.  Every function that touches the bank
+takes a session and never creates one; import validates the whole document before it
+writes anything, and the caller commits once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from sqlmodel import Session, col, select
+
+from quizzer import __version__
+from quizzer.bank.models import Attempt, Learner, ReviewCard, Template, utcnow
+from quizzer.errors import UserError, did_you_mean
+from quizzer.mastery import as_utc
+from quizzer.profiles import learner_named
+from quizzer.review import ReviewState
+
+FORMAT = "quizzer-progress"
+FORMAT_VERSION = 1
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class AttemptRecord(_Strict):
+    template_key: str = Field(min_length=1)
+    seed: int = Field(ge=0)
+    response: str
+    verdict: Literal["correct", "incorrect", "partial"]
+    score: float = Field(ge=0, le=1)
+    misconception: str | None
+    seconds: float | None = Field(ge=0)
+    created_at: AwareDatetime
+
+
+class ReviewRecord(_Strict):
+    template_key: str = Field(min_length=1)
+    state: dict[str, Any]
+    due: AwareDatetime
+    updated_at: AwareDatetime
+
+    @field_validator("state")
+    @classmethod
+    def _fsrs_card(cls, state: dict[str, Any]) -> dict[str, Any]:
+        ReviewState.from_json(json.dumps(state))  # raises ValueError, reported with the field's location
+        return state
+
+
+class ProgressDocument(_Strict):
+    format: Literal["quizzer-progress"]
+    version: int
+    profile: str
+    exported_at: AwareDatetime
+    quizzer: str
+    attempts: list[AttemptRecord]
+    reviews: list[ReviewRecord]
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    profile: str
+    source_profile: str
+    attempts_added: int
+    attempts_present: int
+    reviews_added: int
+    reviews_updated: int
+    reviews_kept: int
+
+    def summary(self) -> str:
+        return (f"{self.attempts_added} attempt(s) added, {self.attempts_present} already present; "
+                f"{self.reviews_added} review state(s) added, {self.reviews_updated} updated, "
+                f"{self.reviews_kept} unchanged")
+
+
+# --- export -------------------------------------------------------------------------------
+
+def export_progress(*, session: Session, learner: Learner) -> dict[str, Any]:
+    """The learner's attempts (oldest first) and review states as a JSON-ready document."""
+    attempts = session.exec(select(Attempt).where(Attempt.learner_id == learner.id)
+                            .order_by(col(Attempt.created_at), col(Attempt.id))).all()
+    cards = session.exec(select(ReviewCard).where(ReviewCard.learner_id == learner.id)
+                         .order_by(col(ReviewCard.template_key))).all()
+    return {
+        "format": FORMAT, "version": FORMAT_VERSION, "profile": learner.name,
+        "exported_at": utcnow().isoformat(), "quizzer": __version__,
+        "attempts": [{"template_key": a.template_key, "seed": a.seed, "response": a.response, "verdict": a.verdict,
+                      "score": a.score, "misconception": a.misconception, "seconds": a.seconds,
+                      "created_at": as_utc(a.created_at).isoformat()} for a in attempts],
+        "reviews": [{"template_key": c.template_key, "state": json.loads(c.state_json),
+                     "due": as_utc(c.due).isoformat(), "updated_at": as_utc(c.updated_at).isoformat()}
+                    for c in cards],
+    }
+
+
+def write_document(document: dict[str, Any], path: Path, *, force: bool) -> None:
+    """Write JSON atomically (a temporary file renamed over the target): a crash leaves the old
+    file or the new one, never half of one.  An existing file is replaced only with ``force``."""
+    if path.is_dir():
+        raise UserError("is a directory; name a file to write", where=str(path))
+    if path.exists() and not force:
+        raise UserError("the file exists; pass --force to overwrite it", where=str(path))
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    temporary: Path | None = None
+    try:
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".partial", delete=False) as handle:
+            temporary = Path(handle.name)
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except OSError as exc:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        raise UserError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
+
+
+# --- import -------------------------------------------------------------------------------
+
+def read_document(text: str, *, where: str) -> ProgressDocument:
+    """Parse and check a progress file; anything malformed is one UserError naming the place."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", where=where) from None
+    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
+        raise UserError(f"not a quizzer progress file (no \"format\": \"{FORMAT}\")", where=where)
+    if raw.get("version") != FORMAT_VERSION:
+        raise UserError(f"progress format version {raw.get('version')!r} is not one this quizzer reads "
+                        f"({FORMAT_VERSION})", where=where)
+    try:
+        return ProgressDocument.model_validate_json(text)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        place = ".".join(str(part) for part in error["loc"])
+        raise UserError(f"{place}: {error['msg']}", where=where) from None
+
+
+def import_progress(*, session: Session, document: ProgressDocument, profile: str, where: str) -> ImportReport:
+    """Add the document's attempts and review states to ``profile`` (created if new), all in the
+    caller's transaction (it commits once).  Every question the document mentions must be in the
+    bank; otherwise nothing is added."""
+    _require_templates(session, document, where)
+    learner = learner_named(session=session, name=profile) or Learner(name=profile)
+    session.add(learner)
+    session.flush()
+    present = {_natural_key(a.template_key, a.seed, a.created_at, a.response)
+               for a in session.exec(select(Attempt).where(Attempt.learner_id == learner.id)).all()}
+    added = 0
+    for record in document.attempts:
+        key = _natural_key(record.template_key, record.seed, record.created_at, record.response)
+        if key not in present:
+            present.add(key)
+            session.add(Attempt(learner_id=learner.id, **record.model_dump(exclude={"created_at"}),
+                                created_at=as_utc(record.created_at)))
+            added += 1
+    reviews = _merge_reviews(session, document.reviews, learner)
+    session.flush()
+    return ImportReport(learner.name, document.profile, added, len(document.attempts) - added, *reviews)
+
+
+def _merge_reviews(session: Session, records: list[ReviewRecord], learner: Learner) -> tuple[int, int, int]:
+    """Insert missing review states; replace one only with a more recent state.  (added, updated, kept)"""
+    counts = [0, 0, 0]
+    for record in records:
+        card = session.get(ReviewCard, (learner.id, record.template_key))
+        if card is not None and as_utc(card.updated_at) >= as_utc(record.updated_at):
+            counts[2] += 1
+            continue
+        counts[0 if card is None else 1] += 1
+        card = card or ReviewCard(learner_id=learner.id, template_key=record.template_key, state_json="",
+                                  due=record.due)
+        card.state_json = json.dumps(record.state, sort_keys=True)  # as quizzer.review stores it
+        card.due, card.updated_at = as_utc(record.due), as_utc(record.updated_at)
+        session.add(card)
+    return counts[0], counts[1], counts[2]
+
+
+def _require_templates(session: Session, document: ProgressDocument, where: str) -> None:
+    known = set(session.exec(select(Template.key)).all())
+    for field, records in (("attempts", document.attempts), ("reviews", document.reviews)):
+        for index, record in enumerate(records):
+            if record.template_key not in known:
+                hint = did_you_mean(record.template_key, known) or "; add its template first ('quizzer add')"
+                raise UserError(f"{field}.{index}.template_key: unknown question key {record.template_key!r}{hint}",
+                                where=where)
+
+
+def _natural_key(template_key: str, seed: int, created_at: datetime, response: str) -> tuple[str, int, datetime, str]:
+    return template_key, seed, as_utc(created_at), response
