@@ -1,0 +1,46 @@
+"""A learner practising in a real process: the child the crash and concurrency tests start.
+
+It goes through the same code path as the practice app (``Study.next`` then ``Study.submit``
+or ``Study.self_rate``), answers each question with its expected answer (every other one
+deliberately wrong, so both verdicts are recorded), and prints ``recorded <n> <attempt id>``
+only after the attempt is committed.  Run: ``python practice_worker.py COUNT SEED``; the
+bank is the one ``QUIZZER_DB`` names, like every other entry point.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+
+from quizzer.bank.ready import open_ready_bank
+from quizzer.catalog import load_catalog
+from quizzer.study import Study
+from quizzer.templates.instance import Instance
+
+# Answers that are readable but wrong whatever the numbers (no answer in the bank is this far off).
+WRONG_BY_KIND = {"number": "-1e9", "integer": "-123456789", "shape": "[7, 7, 7]"}
+
+
+def response(instance: Instance, wrong: bool) -> str:
+    """The expected answer, or, for kinds with an always-readable wrong one, that."""
+    return WRONG_BY_KIND.get(instance.kind, instance.answer_text) if wrong else instance.answer_text
+
+
+def main(count: int, seed: int) -> None:
+    engine, session = open_ready_bank()
+    study = Study(session=session, catalog=load_catalog(), rng=random.Random(seed))
+    for number in range(1, count + 1):
+        instance = study.next().instance
+        if instance.kind == "text":
+            verdict = study.self_rate(instance, "good" if number % 2 else "again", seconds=1.0)
+        else:
+            verdict = study.submit(instance, response(instance, wrong=number % 2 == 0), seconds=1.0)
+        if verdict.verdict == "invalid":
+            raise SystemExit(f"{instance.key} seed {instance.seed}: unreadable {verdict.feedback}")
+        print(f"recorded {number} {instance.key} {instance.seed}", flush=True)
+    session.close()
+    engine.dispose()
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]), int(sys.argv[2]))
