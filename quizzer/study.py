@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 
 from sqlmodel import Session, col, select
 
+from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, ReviewCard, utcnow
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
@@ -153,6 +154,7 @@ class Study:
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
                 self_rating: str | None) -> None:
         now = self._now()
+        begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self.session.get(ReviewCard, instance.key)
         state = ReviewState.from_json(card.state_json) if card else new_state(now)
         state = review(state, rating_for(verdict.verdict, verdict.score, seconds, instance.kind,

@@ -4,6 +4,8 @@
 file path; by default it is ``bank.sqlite`` in the user data directory.  SQLite
 connections run with foreign keys on, WAL journaling (readers never block the
 writer) and a busy timeout, so two windows on one bank wait instead of failing.
+Every read-modify-write takes the write lock *before* it reads (:func:`begin_write`),
+so two processes can never both decide from the same stale state.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy import event, inspect
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine, select
 
@@ -59,8 +61,11 @@ def open_bank(url: str | None = None, *, cross_thread: bool = False) -> Engine:
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     try:
-        SQLModel.metadata.create_all(engine)
         with Session(engine) as session:
+            if not _is_initialised(session):
+                # A new bank opened by two windows at once: one creates the schema, the other waits.
+                _lock_for_writing(session.connection())
+                SQLModel.metadata.create_all(session.connection())
             _check_version(session, url)
     except DatabaseError as exc:
         engine.dispose()
@@ -79,6 +84,11 @@ def _check_sqlite_file(path: Path) -> None:
         raise UserError(f"cannot create the data directory: {exc.strerror}", where=str(path.parent)) from None
     if not os.access(path.parent, os.W_OK):
         raise UserError("the data directory is not writable", where=str(path.parent))
+
+
+def _is_initialised(session: Session) -> bool:
+    inspector = inspect(session.connection())
+    return all(inspector.has_table(table.name) for table in SQLModel.metadata.sorted_tables)
 
 
 def _check_version(session: Session, url: str) -> None:
@@ -101,6 +111,22 @@ def _reason(exc: SQLAlchemyError) -> str:
 
 def _display(url: str) -> str:
     return url.removeprefix("sqlite:///")
+
+
+def begin_write(session: Session) -> None:
+    """Take SQLite's write lock now (``BEGIN IMMEDIATE``), waiting up to the busy timeout while
+    another process writes, so nothing the session reads next can change before it commits.
+    Call it before any read-modify-write; the session's next commit or rollback releases it."""
+    _lock_for_writing(session.connection())
+
+
+def _lock_for_writing(connection: Connection) -> None:
+    if connection.dialect.name != "sqlite" or connection.connection.driver_connection.in_transaction:
+        return  # already writing (the lock is held), or a server database with its own locking
+    try:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+    except OperationalError as exc:
+        raise UserError(_reason(exc)) from None
 
 
 def new_session(engine: Engine) -> Session:
