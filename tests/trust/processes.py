@@ -16,9 +16,10 @@ def child_env(db: Path) -> dict[str, str]:
     return {**os.environ, "QUIZZER_DB": str(db), "PYTHONUNBUFFERED": "1"}
 
 
-def start_worker(db: Path, count: int, seed: int) -> subprocess.Popen[str]:
-    """A learner answering ``count`` questions through ``Study``, printing a line per committed attempt."""
-    return subprocess.Popen([sys.executable, str(WORKER), str(count), str(seed)], env=child_env(db),
+def start_worker(db: Path, count: int, seed: int, choose: str = "next") -> subprocess.Popen[str]:
+    """A learner answering ``count`` questions through ``Study``, printing a line per committed attempt;
+    ``choose``: ``next`` as the app picks questions, ``any`` at random (cheaper)."""
+    return subprocess.Popen([sys.executable, str(WORKER), str(count), str(seed), choose], env=child_env(db),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
