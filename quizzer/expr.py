@@ -204,7 +204,8 @@ class _Scope:
         self.steps += 1
         if self.steps > MAX_STEPS:
             raise ExprError(f"expression takes more than {MAX_STEPS} steps")
-        if self.steps % 256 == 0 and time.monotonic() > self.deadline:
+        # Every step, not every few hundred: one step may be a call that works on a million numbers.
+        if time.monotonic() > self.deadline:
             raise ExprError(f"expression takes longer than {MAX_SECONDS:g} s")
 
 
@@ -242,13 +243,12 @@ def _name(node: ast.Name) -> Closure:
 
 def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
-    guard = _check_power if isinstance(node.op, ast.Pow) else _check_repeat if isinstance(node.op, ast.Mult) else None
+    guard = _GUARDS.get(type(node.op), check_broadcast)
 
     def run(scope: _Scope) -> Any:
         scope.tick()
         a, b = left(scope), right(scope)
-        if guard is not None:
-            guard(a, b)
+        guard(a, b)
         return bounded(op(a, b))
     return run
 
@@ -281,7 +281,12 @@ def _compare(node: ast.Compare) -> Closure:
 
     if len(rest) == 1:  # a single comparison may be element-wise: where(scores == max(scores), ...)
         (op, comparator), = rest
-        return lambda scope: bounded(op(first(scope), comparator(scope)))
+
+        def elementwise(scope: _Scope) -> Any:
+            a, b = first(scope), comparator(scope)
+            check_broadcast(a, b)
+            return bounded(op(a, b))
+        return elementwise
 
     def run(scope: _Scope) -> Any:
         left = first(scope)
@@ -317,10 +322,11 @@ def _call(node: ast.Call) -> Closure:
         keywords = {key: value(scope) for key, value in kwargs}
         try:
             return bounded(function(*values, **keywords))
-        except ExprError:
-            raise
-        except (TypeError, ValueError, IndexError, ArithmeticError, RuntimeError) as exc:
-            # RuntimeError: how PyTorch reports bad shapes when templates run on the torch backend.
+        except (ExprError, MemoryError, RecursionError):
+            raise  # already readable, or reported by evaluate() in its own words
+        except Exception as exc:  # noqa: BLE001
+            # Any argument a YAML file can write reaches the function (an int where a dict belongs
+            # gives AttributeError; PyTorch reports bad shapes as RuntimeError): all are bad input.
             raise ExprError(f"{name}(): {_describe(exc)}") from None
     return run
 
@@ -398,6 +404,7 @@ def _check_power(base: Any, exponent: Any) -> None:
     if isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool):
         if exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
             raise ExprError(f"{base}**{exponent} is too large")
+    check_broadcast(base, exponent)
 
 
 def _check_repeat(left: Any, right: Any) -> None:
@@ -406,6 +413,41 @@ def _check_repeat(left: Any, right: Any) -> None:
         if isinstance(seq, (str, list)) and isinstance(count, int):
             if len(seq) * max(count, 0) > MAX_STRING_CHARS:
                 raise ExprError("repeated sequence would be too long")
+    check_broadcast(left, right)
+
+
+def _check_modulo(left: Any, right: Any) -> None:
+    # `"%999999999d" % 1` would build a gigabyte of spaces before any size check could see it.
+    if isinstance(left, str):
+        raise ExprError("'%' formatting of text is not allowed")
+    check_broadcast(left, right)
+
+
+def check_broadcast(*operands: Any) -> None:
+    """Refuse element-wise work whose broadcast result exceeds the element limit, before NumPy
+    builds it: a (1000000, 1) and a (1, 1000) array are small, their sum is not."""
+    if not any(isinstance(x, np.ndarray) for x in operands):
+        return  # numbers, text and lists cannot grow this way; bounded() checks them
+    try:
+        shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
+    except ValueError:
+        return  # shapes that do not fit: NumPy refuses them itself, before allocating
+    check_allocation(*shape)
+
+
+def _check_matmul(left: Any, right: Any) -> None:
+    """``a @ b`` yields [..., n, k] @ [..., k, m] → [..., n, m]; bound that before multiplying."""
+    a, b = np.shape(left), np.shape(right)
+    try:
+        batch = np.broadcast_shapes(a[:-2], b[:-2])
+    except ValueError:
+        return  # NumPy refuses mismatched batches itself
+    check_allocation(*batch, *a[-2:-1], *b[-1:] if len(b) > 1 else ())
+
+
+_GUARDS: dict[type[ast.operator], Callable[[Any, Any], None]] = {
+    ast.Pow: _check_power, ast.Mult: _check_repeat, ast.Mod: _check_modulo, ast.MatMult: _check_matmul,
+}
 
 
 def bounded(value: Any) -> Any:
