@@ -13,8 +13,8 @@ lambdas, comprehensions, assignment, imports, keyword splats — the parser reje
 every node type not listed in ``_ALLOWED_NODES``.
 
 Bounds: source length, nesting depth, the number of evaluation steps, the size of
-integers, strings and arrays (checked *before* anything large is allocated), and
-a wall-clock budget.  Every failure is an :class:`ExprError` with one readable line.
+integers, strings and arrays (checked *before* anything large is allocated), the
+array elements one evaluation builds in all, and a wall-clock budget.  Every failure is an :class:`ExprError` with one readable line.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ MAX_TREE_DEPTH = 200  # syntax-tree levels: evaluation recurses once per level
 MAX_STEPS = 20_000
 MAX_INT_BITS = 4096  # ~1233 decimal digits: far beyond any parameter count
 MAX_ARRAY_ELEMENTS = 1_000_000
+# Every array one evaluation builds, added up: bounds memory even when many arrays live at once
+# ([ones(1000, 1000), ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work.
+MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_STRING_CHARS = 100_000
 MAX_SECONDS = 1.0
 
@@ -192,13 +195,23 @@ def _describe(exc: Exception) -> str:
 class _Scope:
     """What one evaluation sees (variables, functions) and has spent (steps, time)."""
 
-    __slots__ = ("names", "functions", "steps", "deadline")
+    __slots__ = ("names", "functions", "steps", "elements", "deadline")
 
     def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]):
         self.names = names
         self.functions = functions
         self.steps = 0
+        self.elements = 0
         self.deadline = time.monotonic() + MAX_SECONDS
+
+    def keep(self, value: Any) -> Any:
+        """Check one computed value's size, and count its elements against the evaluation's total."""
+        bounded(value)
+        if isinstance(value, np.ndarray):
+            self.elements += value.size
+            if self.elements > MAX_TOTAL_ELEMENTS:
+                raise ExprError(f"expression builds more than {MAX_TOTAL_ELEMENTS:,} array elements in all")
+        return value
 
     def tick(self) -> None:
         self.steps += 1
@@ -249,7 +262,7 @@ def _binary(node: ast.BinOp) -> Closure:
         scope.tick()
         a, b = left(scope), right(scope)
         guard(a, b)
-        return bounded(op(a, b))
+        return scope.keep(op(a, b))
     return run
 
 
@@ -285,7 +298,7 @@ def _compare(node: ast.Compare) -> Closure:
         def elementwise(scope: _Scope) -> Any:
             a, b = first(scope), comparator(scope)
             check_broadcast(a, b)
-            return bounded(op(a, b))
+            return scope.keep(op(a, b))
         return elementwise
 
     def run(scope: _Scope) -> Any:
@@ -321,7 +334,7 @@ def _call(node: ast.Call) -> Closure:
         values = [arg(scope) for arg in args]
         keywords = {key: value(scope) for key, value in kwargs}
         try:
-            return bounded(function(*values, **keywords))
+            return scope.keep(function(*values, **keywords))
         except (ExprError, MemoryError, RecursionError):
             raise  # already readable, or reported by evaluate() in its own words
         except Exception as exc:  # noqa: BLE001
@@ -335,7 +348,7 @@ def _sequence(node: ast.List | ast.Tuple) -> Closure:
     items = [_build(item) for item in node.elts]
 
     def run(scope: _Scope) -> Any:
-        return bounded(_as_array_if_numeric([item(scope) for item in items]))
+        return scope.keep(_as_array_if_numeric([item(scope) for item in items]))
     return run
 
 

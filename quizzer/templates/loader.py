@@ -68,9 +68,35 @@ def _parse_yaml(text: str, where: str) -> tuple[yaml.Node, Any]:
     except yaml.YAMLError as exc:
         raise TemplateError(f"invalid YAML: {exc}", where=where) from None
     except (ValueError, OverflowError) as exc:  # a scalar YAML resolves but cannot build: 2024-13-45
-        raise TemplateError(f"invalid YAML value: {str(exc).splitlines()[0]}", where=where) from None
+        path, scalar = next(_unbuildable(SafeLoader(""), node, ()), ((), node))
+        raise TemplateError(f"field {'.'.join(path)!r}: invalid YAML value: {str(exc).splitlines()[0]}",
+                            where=_where(_at(where, scalar.start_mark), _stated_key(node))) from None
     finally:
         loader.dispose()
+
+
+def _stated_key(root: yaml.Node) -> str | None:
+    if isinstance(root, yaml.MappingNode):
+        for key_node, value_node in root.value:
+            if key_node.value == "key" and isinstance(value_node, yaml.ScalarNode):
+                return str(value_node.value)
+    return None
+
+
+def _unbuildable(loader: Any, node: yaml.Node, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], yaml.Node]]:
+    """The scalars under ``node`` that YAML cannot turn into values, with their field paths
+    (``loader``: a fresh one, since the one that failed remembers the half-built document)."""
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            loader.construct_object(node)
+        except (ValueError, OverflowError):
+            yield path, node
+    elif isinstance(node, yaml.SequenceNode):
+        for index, child in enumerate(node.value):
+            yield from _unbuildable(loader, child, (*path, str(index)))
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, child in node.value:
+            yield from _unbuildable(loader, child, (*path, str(key_node.value)))
 
 
 # The only tags a template may carry: YAML's own plain-data types.  Everything else
