@@ -103,6 +103,9 @@ def _unbuildable(loader: Any, node: yaml.Node, path: tuple[str, ...]) -> Iterato
 # (!!python/object, !!python/name, custom tags) is refused before anything is built.
 _DATA_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 _LONG_INTEGER = re.compile(r"[-+]?[0-9_]{1000,}")  # Python will not even convert 4300+ digits
+# Text reaches a terminal: escape sequences could clear it, retitle it or write the clipboard
+# (OSC 52), and bidirectional overrides could make a prompt read differently from what it says.
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 @dataclass
@@ -127,7 +130,8 @@ def _check_events(text: str, where: str) -> None:
                 key = event.value
             problem = _event_problem(event, len(stack))
             if problem:
-                raise TemplateError(f"field {'.'.join(path) or '(top level)'!r}: {problem}",
+                named = (*path, event.value) if _is_key(stack, event) else path  # a bad field name names itself
+                raise TemplateError(f"field {'.'.join(named) or '(top level)'!r}: {problem}",
                                     where=_where(_at(where, event.start_mark), key))
             _advance(stack, event, path)
     except yaml.MarkedYAMLError as exc:  # broken syntax: the line says where, better than a field
@@ -144,9 +148,17 @@ def _event_problem(event: yaml.Event, depth: int) -> str | None:
     if tag is not None and tag not in _DATA_TAGS and tag != "!":
         shown = tag.replace("tag:yaml.org,2002:", "!!")
         return f"YAML tag {shown} is not allowed: templates are plain data and never run code"
-    if isinstance(event, yaml.ScalarEvent) and not event.style and _LONG_INTEGER.fullmatch(event.value):
-        return f"a number with {len(event.value):,} digits is too large"
+    if isinstance(event, yaml.ScalarEvent):
+        if not event.style and _LONG_INTEGER.fullmatch(event.value):
+            return f"a number with {len(event.value):,} digits is too large"
+        control = _TERMINAL_CONTROL.search(event.value)
+        if control:
+            return f"control character U+{ord(control.group()):04X} is not allowed in a template's text"
     return None
+
+
+def _is_key(stack: list[_Frame], event: yaml.Event) -> bool:
+    return bool(stack) and stack[-1].mapping and stack[-1].expecting_key and isinstance(event, yaml.ScalarEvent)
 
 
 def _node_path(stack: list[_Frame]) -> tuple[str, ...]:
