@@ -14,19 +14,24 @@ every node type not listed in ``_ALLOWED_NODES``.
 
 Bounds: source length, nesting depth, the number of evaluation steps, the size of
 integers, strings and arrays (checked *before* anything large is allocated), the
-array elements one evaluation builds in all, and a wall-clock budget.  Every failure is an :class:`ExprError` with one readable line.
+array elements built in all, and a wall-clock budget per evaluation.  Steps and
+elements can be shared by many evaluations (:func:`shared_budget`: one template
+instance evaluates dozens of expressions).  Every failure is an :class:`ExprError`
+with one readable line.
 """
 
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import io
 import math
 import operator
 import time
 import tokenize
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +45,8 @@ MAX_TREE_DEPTH = 200  # syntax-tree levels: evaluation recurses once per level
 MAX_STEPS = 20_000
 MAX_INT_BITS = 4096  # ~1233 decimal digits: far beyond any parameter count
 MAX_ARRAY_ELEMENTS = 1_000_000
-# Every array one evaluation builds, added up: bounds memory even when many arrays live at once
-# ([ones(1000, 1000), ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work.
+# Every array built, added up: bounds memory even when many arrays live at once ([ones(1000, 1000),
+# ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work of a whole instance.
 MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_STRING_CHARS = 100_000
 MAX_SECONDS = 1.0
@@ -192,31 +197,53 @@ def _describe(exc: Exception) -> str:
     return message[:200]
 
 
-class _Scope:
-    """What one evaluation sees (variables, functions) and has spent (steps, time)."""
+@dataclass
+class Budget:
+    """Steps taken and array elements built, by one evaluation or by several sharing it."""
 
-    __slots__ = ("names", "functions", "steps", "elements", "deadline")
+    steps: int = 0
+    elements: int = 0
+
+
+_SHARED: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("quizzer_expr_budget", default=None)
+
+
+@contextmanager
+def shared_budget() -> Iterator[Budget]:
+    """Every evaluation inside the ``with`` block spends from one budget: sixty derived values
+    of three million elements each are refused as surely as one expression building them all."""
+    budget = Budget()
+    token = _SHARED.set(budget)
+    try:
+        yield budget
+    finally:
+        _SHARED.reset(token)
+
+
+class _Scope:
+    """What one evaluation sees (variables, functions) and has spent (steps, elements, time)."""
+
+    __slots__ = ("names", "functions", "budget", "deadline")
 
     def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]):
         self.names = names
         self.functions = functions
-        self.steps = 0
-        self.elements = 0
+        self.budget = _SHARED.get() or Budget()
         self.deadline = time.monotonic() + MAX_SECONDS
 
     def keep(self, value: Any) -> Any:
-        """Check one computed value's size, and count its elements against the evaluation's total."""
+        """Check one computed value's size, and count its elements against the budget."""
         bounded(value)
         if isinstance(value, np.ndarray):
-            self.elements += value.size
-            if self.elements > MAX_TOTAL_ELEMENTS:
-                raise ExprError(f"expression builds more than {MAX_TOTAL_ELEMENTS:,} array elements in all")
+            self.budget.elements += value.size
+            if self.budget.elements > MAX_TOTAL_ELEMENTS:
+                raise ExprError(f"more than {MAX_TOTAL_ELEMENTS:,} array elements built in all")
         return value
 
     def tick(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise ExprError(f"expression takes more than {MAX_STEPS} steps")
+        self.budget.steps += 1
+        if self.budget.steps > MAX_STEPS:
+            raise ExprError(f"more than {MAX_STEPS:,} evaluation steps in all")
         # Every step, not every few hundred: one step may be a call that works on a million numbers.
         if time.monotonic() > self.deadline:
             raise ExprError(f"expression takes longer than {MAX_SECONDS:g} s")

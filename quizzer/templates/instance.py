@@ -24,7 +24,7 @@ import numpy as np
 
 from quizzer.catalog import misconception_feedback
 from quizzer.errors import TemplateError
-from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
+from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, shared_budget
 from quizzer.grading import AnswerSpec, Tolerance, WrongAnswer
 from quizzer.templates.functions import fmt, show, sig, template_functions
 from quizzer.templates.schema import ParamSpec, Template
@@ -68,23 +68,24 @@ class Instance:
 
 def make_instance(template: Template, seed: int) -> Instance:
     """Sample, compute and render one instance of ``template``."""
-    env = sample_values(template, seed)
-    order = _choice_order(template, seed)
-    answer, choices = _answer(template, env, order)
-    env = {**env, "answer": answer}
-    render = functools.partial(_render, template, env)
-    answer_text = _answer_text(template, answer, choices)
-    spec = AnswerSpec(
-        kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
-        variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
-        expected_text=answer_text,
-    )
-    return Instance(
-        key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
-        topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
-        solution=render(template.solution, "solution"), answer=answer,
-        answer_text=answer_text, spec=spec, choices=choices, values=env,
-    )
+    with shared_budget():  # every expression of one instance spends from one budget
+        env = sample_values(template, seed)
+        order = _choice_order(template, seed)
+        answer, choices = _answer(template, env, order)
+        env = {**env, "answer": answer}
+        render = functools.partial(_render, template, env)
+        answer_text = _answer_text(template, answer, choices)
+        spec = AnswerSpec(
+            kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
+            variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
+            expected_text=answer_text,
+        )
+        return Instance(
+            key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
+            topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
+            solution=render(template.solution, "solution"), answer=answer,
+            answer_text=answer_text, spec=spec, choices=choices, values=env,
+        )
 
 
 # --- sampling ----------------------------------------------------------------------------------

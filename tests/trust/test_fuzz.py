@@ -209,3 +209,19 @@ def test_answer_corpus(kind: str, text: str, traced: None) -> None:
 @pytest.mark.parametrize("source", corpus("expressions.txt"))
 def test_expression_corpus(source: str, traced: None) -> None:
     check_evaluates(source)
+
+
+def test_evaluations_sharing_a_budget_stop_at_its_step_limit() -> None:
+    """No single expression can take 20,000 steps (4,000 characters, no loops), but the many
+    expressions of one template instance share one budget, and that one runs out."""
+    chain = "+".join(["n"] * 150)  # 149 steps
+    with expr.shared_budget(), pytest.raises(ExprError, match="evaluation steps in all"):
+        for _ in range(expr.MAX_STEPS // 149 + 1):
+            expr.evaluate(chain, NAMES, FUNCTIONS)
+
+
+def test_evaluations_sharing_a_budget_stop_at_its_element_limit() -> None:
+    with expr.shared_budget() as budget, pytest.raises(ExprError, match="array elements built in all"):
+        for _ in range(5):
+            expr.evaluate("big + 1", NAMES, FUNCTIONS)
+    assert budget.elements > expr.MAX_TOTAL_ELEMENTS
