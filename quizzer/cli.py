@@ -12,9 +12,9 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -37,7 +37,7 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     text = "text"
     md = "md"
     json = "json"
@@ -94,9 +94,9 @@ def _run_app(topic: str | None = None, week: int | None = None, paper: str | Non
 @app.command()
 @reports_errors
 def practise(
-    topic: Annotated[Optional[str], typer.Option(help="Practise this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Practise this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="Practise the routed questions of this paper.")] = None,
+    topic: Annotated[str | None, typer.Option(help="Practise this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Practise this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="Practise the routed questions of this paper.")] = None,
 ) -> None:
     """Open the practice app on the given selection (no options: the dashboard)."""
     _check_filters(topic=topic, paper=paper)
@@ -108,7 +108,8 @@ def practise(
 @app.command()
 @reports_errors
 def validate(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
+    paths: Annotated[list[Path] | None,
+                     typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
     seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
 ) -> None:
     """Check templates without writing anything: structure, references, and test renders."""
@@ -123,7 +124,8 @@ def validate(
 @app.command()
 @reports_errors
 def verify(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
+    paths: Annotated[list[Path] | None,
+                     typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
     seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to recompute per template.")] = 20,
 ) -> None:
     """Recompute every answer with the NumPy and the PyTorch engine backends; fail on any disagreement."""
@@ -159,9 +161,9 @@ def add(
 @app.command("list")
 @reports_errors
 def list_templates(
-    topic: Annotated[Optional[str], typer.Option(help="Only templates on this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Only templates of this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="Only routed records of this paper, e.g. 2024T3_Q1_NA.")] = None,
+    topic: Annotated[str | None, typer.Option(help="Only templates on this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Only templates of this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="Only routed records of this paper, e.g. 2024T3_Q1_NA.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the questions in the bank."""
@@ -239,11 +241,12 @@ def show(
 @app.command()
 @reports_errors
 def generate(
-    key: Annotated[Optional[list[str]], typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
-    topic: Annotated[Optional[str], typer.Option(help="Questions on this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Questions of this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="The routed questions of this paper.")] = None,
-    n: Annotated[Optional[int], typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
+    key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
+    topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="The routed questions of this paper.")] = None,
+    n: Annotated[int | None,
+                 typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed for the selection and the instances.")] = 1,
     solutions: Annotated[bool, typer.Option("--solutions", help="Include answers and worked solutions.")] = False,
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
@@ -271,7 +274,7 @@ def grade(
     answer: Annotated[str, typer.Option(help="Your answer, typed as you would write it.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
-    seconds: Annotated[Optional[float], typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
+    seconds: Annotated[float | None, typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
 ) -> None:
     """Grade an answer to one instance and record the attempt."""
     from quizzer.bank.store import record_attempt
@@ -293,8 +296,8 @@ def grade(
         return
     from quizzer.mathtext import render_math
 
-    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — you answered {render_math(verdict.reading or '')}; "
-               f"expected {render_math(verdict.expected)}.")
+    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
+               f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
     if verdict.feedback:
         typer.echo(render_math(verdict.feedback))
 

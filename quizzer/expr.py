@@ -317,7 +317,7 @@ def _boolean(node: ast.BoolOp) -> Closure:
 
 def _compare(node: ast.Compare) -> Closure:
     first = _build(node.left)
-    rest = [(_COMPARE[type(op)], _build(c)) for op, c in zip(node.ops, node.comparators)]
+    rest = [(_COMPARE[type(op)], _build(c)) for op, c in zip(node.ops, node.comparators, strict=True)]
 
     if len(rest) == 1:  # a single comparison may be element-wise: where(scores == max(scores), ...)
         (op, comparator), = rest
@@ -441,18 +441,17 @@ def _as_array_if_numeric(items: list[Any]) -> Any:
 
 
 def _check_power(base: Any, exponent: Any) -> None:
-    if isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool):
-        if exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
-            raise ExprError(f"{base}**{exponent} is too large")
+    whole = isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool)
+    if whole and exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
+        raise ExprError(f"{base}**{exponent} is too large")
     check_broadcast(base, exponent)
 
 
 def _check_repeat(left: Any, right: Any) -> None:
     # `"ab" * n` and `[..] * n` repeat sequences; bound the result before Python builds it.
     for seq, count in ((left, right), (right, left)):
-        if isinstance(seq, (str, list)) and isinstance(count, int):
-            if len(seq) * max(count, 0) > MAX_STRING_CHARS:
-                raise ExprError("repeated sequence would be too long")
+        if isinstance(seq, (str, list)) and isinstance(count, int) and len(seq) * max(count, 0) > MAX_STRING_CHARS:
+            raise ExprError("repeated sequence would be too long")
     check_broadcast(left, right)
 
 

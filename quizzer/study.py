@@ -11,7 +11,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlmodel import Session, col, select
 
@@ -180,4 +180,4 @@ class Study:
 
 def _utc(moment: datetime) -> datetime:
     """SQLite hands datetimes back naive; the bank stores UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

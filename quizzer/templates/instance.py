@@ -136,7 +136,8 @@ def _sample(spec: ParamSpec, where: tuple[str, int, str, int], env: dict[str, An
     if kind == "float":
         assert spec.float_ is not None
         low, high = spec.float_
-        return round(low + (high - low) * uniform(*where), spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS)
+        decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
+        return round(low + (high - low) * uniform(*where), decimals)
     dims = (spec.vector,) if kind == "vector" else tuple(spec.matrix or ())
     shape = tuple(_dimension(template, dim, env, f"params.{name}") for dim in dims)
     return _random_array(spec, stream(*where), shape)
@@ -275,7 +276,8 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) ->
         where = f"misconceptions.{i}.answer"
         value = (_render(template, env, str(m.answer), where) if template.kind == "expression"
                  else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
-        wrong.append(WrongAnswer(m.id, value, _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")))
+        feedback = _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")
+        wrong.append(WrongAnswer(m.id, value, feedback))
     return tuple(wrong)
 
 

@@ -98,7 +98,8 @@ class Misconception(_Strict):
     """A wrong answer computed under one named mistake, with what to tell the student."""
 
     id: str = Field(min_length=1, max_length=80)
-    answer: str | int | float | bool = Field(description="expression in the template language (typed syntax for kind: expression)")
+    answer: str | int | float | bool = Field(
+        description="expression in the template language (typed syntax for kind: expression)")
     feedback: str | None = Field(default=None, max_length=4000)
 
 

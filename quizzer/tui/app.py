@@ -7,16 +7,15 @@ after the first paint, so the dashboard appears at once.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-
-from textual import on, work
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from textual import on, work
 from textual.app import App, SystemCommand
-from textual.screen import Screen
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import Screen
 
 from quizzer.bank.models import utcnow
 from quizzer.study import Clock, Study

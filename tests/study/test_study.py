@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,7 @@ def test_next_never_repeats_the_last_template(study: Study) -> None:
     shown = [study.next().instance.key for _ in range(30)]
     narrow = [study.next(paper="2025T3_ET_AN").instance.key for _ in range(12)]  # a paper of 3 questions
     for keys in (shown, narrow):
-        assert all(a != b for a, b in zip(keys, keys[1:]))
+        assert all(a != b for a, b in itertools.pairwise(keys))
     assert len(set(narrow)) == 3
 
 
@@ -115,7 +116,7 @@ def test_submit_records_the_attempt_and_its_review_card_in_one_commit(
     assert (attempt.template_key, attempt.seed, attempt.response) == (instance.key, instance.seed, instance.answer_text)
     assert (attempt.verdict, attempt.score, attempt.seconds, attempt.misconception) == ("correct", 1.0, 12.5, None)
     assert card.template_key == instance.key and card.state_json
-    assert card.due.replace(tzinfo=timezone.utc) > START  # scheduled ahead, by the study's clock
+    assert card.due.replace(tzinfo=UTC) > START  # scheduled ahead, by the study's clock
 
 
 def test_a_second_answer_updates_the_same_review_card(study: Study, isolated_bank: Path) -> None:

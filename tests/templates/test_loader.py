@@ -61,7 +61,8 @@ def test_valid_minimal_template_loads() -> None:
     ("key: x\nanswer: !!python/object/new:os.system [ls]\n", "t.yaml:2: template 'x': field 'answer': YAML tag"),
     ("key: x\nweek: " + "9" * 5000 + "\n", "field 'week': a number with 5,000 digits is too large"),
     ("key: x\ntitle: \"\\e]52;c;aGk=\\a\"\n", "t.yaml:2: template 'x': field 'title': control character U+001B"),
-    ("key: x\ntitle: 2024-13-45\n", "t.yaml:2: template 'x': field 'title': invalid YAML value: month must be in 1..12"),
+    ("key: x\ntitle: 2024-13-45\n",
+     "t.yaml:2: template 'x': field 'title': invalid YAML value: month must be in 1..12"),
     ("a: " + "[" * 20 + "]" * 20 + "\n", "nests deeper than 12 levels"),
 ])
 def test_bad_template_is_one_clear_line(text: str, message: str) -> None:
