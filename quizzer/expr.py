@@ -177,7 +177,10 @@ def evaluate(
     """Evaluate an expression with the given variables and callable whitelist."""
     compiled = source if isinstance(source, Compiled) else compile_expr(source)
     try:
-        return compiled.run(_Scope(names or {}, functions or {}))
+        # NumPy's overflow and division warnings would print past the one-line error; an infinite
+        # or NaN result is refused by whoever asked for a finite value, with its own message.
+        with np.errstate(all="ignore"):
+            return compiled.run(_Scope(names or {}, functions or {}))
     except ExprError:
         raise
     except ZeroDivisionError:

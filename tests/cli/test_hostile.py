@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 import tracemalloc
+import warnings
 from pathlib import Path
 
 import pytest
@@ -40,10 +41,13 @@ def test_corpus_is_large_enough() -> None:
 
 def rejection(path: Path) -> tuple[Result, float, int]:
     """``quizzer add path``, its wall time, and then (a second run, as tracemalloc slows
-    everything) the most memory it held at once."""
+    everything) the most memory it held at once.  No warning may be printed past the one line."""
     started = time.perf_counter()
-    result = runner.invoke(app, ["add", str(path)])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = runner.invoke(app, ["add", str(path)])
     seconds = time.perf_counter() - started
+    assert not caught, [str(warning.message) for warning in caught]
     tracemalloc.start()
     try:
         runner.invoke(app, ["add", str(path)])
