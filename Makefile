@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh machine with Python >= 3.11 and make:
 #   make run   - create .venv, install, start quizzer
-#   make test  - create .venv (with dev extras), run the whole suite
+#   make test  - create .venv (with dev extras), lint (ruff), type-check (mypy), run the whole suite
 #   make bench-load - 50 simulated learners on PostgreSQL (a throwaway local server), then SQLite
 # The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
 PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
@@ -22,6 +22,8 @@ run: $(STAMP)
 	$(BIN)/quizzer
 
 test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
@@ -32,4 +34,4 @@ bench-load: $(STAMP)
 	.ci/with-postgres $(BIN)/python bench/bench_load.py $(LOAD_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache .mypy_cache build *.egg-info

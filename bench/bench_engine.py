@@ -13,6 +13,7 @@ import os
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # read when NumPy loads OpenBLAS, so set before importing it
 
+import functools  # noqa: E402
 import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
@@ -50,8 +51,10 @@ def cases(size: dict[str, int]) -> dict[str, Args]:
         "padding_mask": ([T, T // 2], T),
         "scaled_dot_product_attention": (x, x, x, mask),
         "additive_attention": (x[0], x[1, 0], W, U, v),
-        "multi_head_attention": (x, x, w["in_proj_weight"], w["in_proj_bias"], w["out_proj.weight"], w["out_proj.bias"], h, mask),
-        "feed_forward": (x, encoder["linear1.weight"].T, encoder["linear1.bias"], encoder["linear2.weight"].T, encoder["linear2.bias"]),
+        "multi_head_attention": (x, x, w["in_proj_weight"], w["in_proj_bias"], w["out_proj.weight"], w["out_proj.bias"],
+                                 h, mask),
+        "feed_forward": (x, encoder["linear1.weight"].T, encoder["linear1.bias"], encoder["linear2.weight"].T,
+                         encoder["linear2.bias"]),
         "layer_norm": (x, encoder["norm1.weight"], encoder["norm1.bias"]),
         "batch_norm": (x, encoder["norm1.weight"], encoder["norm1.bias"]),
         "encoder_layer": (x, encoder, mask),
@@ -88,7 +91,7 @@ def microseconds(call: Callable[[], object], repeats: int) -> float:
 def row(name: str, label: str, args: Args, repeats: int) -> str:
     """One table line: µs per call on each backend and their ratio."""
     functions = [getattr(engine.get_backend(backend), name) for backend in engine.BACKENDS]
-    times = [microseconds(lambda: function(*args), repeats) for function in functions]
+    times = [microseconds(functools.partial(function, *args), repeats) for function in functions]
     return f"{name:<28} {label:>6} {times[0]:>12.1f} {times[1]:>12.1f} {times[1] / times[0]:>9.1f}x"
 
 

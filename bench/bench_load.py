@@ -17,6 +17,7 @@ by the CPU as much as by the database; the record step's latency shows the datab
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import random
@@ -103,10 +104,8 @@ def run_class(url: str, learners: int, seconds: float) -> tuple[list[LearnerResu
     processes = [context.Process(target=practise, args=(n, url, seconds, start, results)) for n in range(learners)]
     for process in processes:
         process.start()
-    try:
+    with contextlib.suppress(threading.BrokenBarrierError):  # a learner failed to start: see its result
         start.wait()
-    except threading.BrokenBarrierError:
-        pass  # a learner failed to start; its error is in its result
     began = time.perf_counter()
     gathered = dict(results.get(timeout=seconds + 300) for _ in processes)
     elapsed = time.perf_counter() - began

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import statistics
 import subprocess
@@ -44,10 +45,10 @@ def instances_and_grading() -> None:
     for t in templates:
         seeds = iter(range(1, 10_000))
         make_instance(t, 0)  # warm caches (compiled expressions), as in a running session
-        build = median_us(lambda: make_instance(t, next(seeds)), 200)
+        build = median_us(lambda t=t, seeds=seeds: make_instance(t, next(seeds)), 200)
         instance = make_instance(t, 1)
         typed = typed_answer(instance)
-        score = median_us(lambda: grade(instance.spec, typed), 200)
+        score = median_us(functools.partial(grade, instance.spec, typed), 200)
         rows.append((t.key, t.kind, build, score))
     print(f"{'template':<34} {'kind':<10} {'instance µs':>12} {'grade µs':>10}")
     for key, kind, build, score in rows:

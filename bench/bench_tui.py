@@ -84,7 +84,7 @@ async def practise(db: str) -> tuple[list[float], list[float], set[str]]:
             shown = screen.question
             started = time.perf_counter()
             key(app, "n")
-            await until(lambda: screen.question is not shown and answer_ready(screen))
+            await until(lambda shown=shown: screen.question is not shown and answer_ready(screen))
             nexts.append(time.perf_counter() - started)
     return submits, nexts, kinds
 

@@ -79,7 +79,8 @@ def check_mha_args(
 def check_lengths(lengths: np.ndarray, T: int) -> None:
     """Every sequence keeps at least one key and fits in T positions."""
     if lengths.ndim != 1 or not ((lengths >= 1) & (lengths <= T)).all():
-        raise ValueError(f"lengths must be a 1-D sequence of values in [1, {T}] (0 would mask every key), got {lengths.tolist()}")
+        raise ValueError(f"lengths must be a 1-D sequence of values in [1, {T}] (0 would mask every key), "
+                         f"got {lengths.tolist()}")
 
 
 def check_even(d: int) -> None:

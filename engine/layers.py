@@ -45,12 +45,14 @@ def _scale_shift(y: np.ndarray, gamma: ArrayLike | None, beta: ArrayLike | None)
     return y if beta is None else y + np.asarray(beta)
 
 
-def layer_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None,
+               eps: float = 1e-5) -> np.ndarray:
     """LN(x) = γ ⊙ (x - μ)/√(σ² + ε) + β, μ and biased σ² over the features of each position."""
     return _scale_shift(_standardize(as_float_array(x), -1, eps), gamma, beta)
 
 
-def batch_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, eps: float = 1e-5) -> np.ndarray:
+def batch_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None,
+               eps: float = 1e-5) -> np.ndarray:
     """BN(x) = γ ⊙ (x - μ_c)/√(σ_c² + ε) + β, training statistics per channel (last axis) pooled over all other axes.
 
     With a single observation per channel x - μ = 0, so the output would be β whatever the
@@ -93,7 +95,8 @@ def _attention_block(
 def _ffn_block(x: np.ndarray, params: Params) -> np.ndarray:
     """FFN with PyTorch's linear1/linear2 weights [out, in], transposed to the paper's W1, W2."""
     return feed_forward(
-        x, params["linear1.weight"].T, params.get("linear1.bias"), params["linear2.weight"].T, params.get("linear2.bias")
+        x, params["linear1.weight"].T, params.get("linear1.bias"), params["linear2.weight"].T,
+        params.get("linear2.bias"),
     )
 
 
@@ -107,7 +110,8 @@ def encoder_layer(
     dropout, LayerNorm eps 1e-5.
     """
     x = as_float_array(x)
-    x = _residual(x, lambda h: _attention_block(h, h, params, "self_attn", num_heads, mask), params, "norm1", norm_first)
+    x = _residual(x, lambda h: _attention_block(h, h, params, "self_attn", num_heads, mask), params, "norm1",
+                  norm_first)
     return _residual(x, lambda h: _ffn_block(h, params), params, "norm2", norm_first)
 
 
@@ -127,8 +131,10 @@ def decoder_layer(
     encoder_layer. Memory is never normalized here, also under norm_first (as in PyTorch).
     """
     y, memory = as_float_array(y), as_float_array(memory)
-    y = _residual(y, lambda h: _attention_block(h, h, params, "self_attn", num_heads, tgt_mask), params, "norm1", norm_first)
+    y = _residual(y, lambda h: _attention_block(h, h, params, "self_attn", num_heads, tgt_mask), params, "norm1",
+                  norm_first)
     y = _residual(
-        y, lambda h: _attention_block(h, memory, params, "multihead_attn", num_heads, memory_mask), params, "norm2", norm_first
+        y, lambda h: _attention_block(h, memory, params, "multihead_attn", num_heads, memory_mask), params, "norm2",
+        norm_first,
     )
     return _residual(y, lambda h: _ffn_block(h, params), params, "norm3", norm_first)

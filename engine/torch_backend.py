@@ -172,14 +172,16 @@ def feed_forward(
     return _array(F.linear(hidden, _tensor(W2, dtype).T, _optional(b2, dtype)))  # [..., d_model]
 
 
-def layer_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, eps: float = 1e-5) -> np.ndarray:
+def layer_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None,
+               eps: float = 1e-5) -> np.ndarray:
     """F.layer_norm over the last axis."""
     dtype = _dtype(x, gamma, beta)
     x_t = _tensor(x, dtype)
     return _array(F.layer_norm(x_t, x_t.shape[-1:], _optional(gamma, dtype), _optional(beta, dtype), eps))
 
 
-def batch_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None, eps: float = 1e-5) -> np.ndarray:
+def batch_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None,
+               eps: float = 1e-5) -> np.ndarray:
     """F.batch_norm(training=True) on [N, C], N pooling every axis but the channel (last) one.
 
     PyTorch itself raises ValueError for a single observation per channel, whose normalized
@@ -291,7 +293,8 @@ def mha_params(d_model: int, bias: bool = True) -> int:
 
 def ffn_params(d_model: int, d_ff: int, bias: bool = True) -> int:
     """Parameters of Linear(d_model, d_ff) → ReLU → Linear(d_ff, d_model)."""
-    ffn = nn.Sequential(nn.Linear(d_model, d_ff, bias, device="meta"), nn.ReLU(), nn.Linear(d_ff, d_model, bias, device="meta"))
+    ffn = nn.Sequential(nn.Linear(d_model, d_ff, bias, device="meta"), nn.ReLU(),
+                        nn.Linear(d_ff, d_model, bias, device="meta"))
     return _count(ffn)
 
 

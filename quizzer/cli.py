@@ -13,9 +13,9 @@ import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -39,7 +39,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_SEED = 2**63 - 1  # the largest seed either database stores (a 64-bit signed integer)
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     text = "text"
     md = "md"
     json = "json"
@@ -84,7 +84,7 @@ def root(
     ctx: typer.Context,
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                                           help="Show the version and exit.")] = False,
-    profile: Annotated[Optional[str], typer.Option(
+    profile: Annotated[str | None, typer.Option(
         "--profile", metavar="NAME",
         help="Whose progress: a learner profile (default: $QUIZZER_PROFILE, else your OS user name).")] = None,
 ) -> None:
@@ -109,9 +109,9 @@ def _run_app(profile: str, topic: str | None = None, week: int | None = None, pa
 @reports_errors
 def practise(
     ctx: typer.Context,
-    topic: Annotated[Optional[str], typer.Option(help="Practise this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Practise this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="Practise the routed questions of this paper.")] = None,
+    topic: Annotated[str | None, typer.Option(help="Practise this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Practise this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="Practise the routed questions of this paper.")] = None,
 ) -> None:
     """Open the practice app on the given selection (no options: the dashboard)."""
     _check_filters(topic=topic, paper=paper)
@@ -123,7 +123,8 @@ def practise(
 @app.command()
 @reports_errors
 def validate(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
+    paths: Annotated[list[Path] | None,
+                     typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
     seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
 ) -> None:
     """Check templates without writing anything: structure, references, and test renders."""
@@ -138,7 +139,8 @@ def validate(
 @app.command()
 @reports_errors
 def verify(
-    paths: Annotated[Optional[list[Path]], typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
+    paths: Annotated[list[Path] | None,
+                     typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
     seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to recompute per template.")] = 20,
 ) -> None:
     """Recompute every answer with the NumPy and the PyTorch engine backends; fail on any disagreement."""
@@ -174,9 +176,9 @@ def add(
 @app.command("list")
 @reports_errors
 def list_templates(
-    topic: Annotated[Optional[str], typer.Option(help="Only templates on this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Only templates of this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="Only routed records of this paper, e.g. 2024T3_Q1_NA.")] = None,
+    topic: Annotated[str | None, typer.Option(help="Only templates on this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Only templates of this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="Only routed records of this paper, e.g. 2024T3_Q1_NA.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the questions in the bank."""
@@ -254,11 +256,12 @@ def show(
 @app.command()
 @reports_errors
 def generate(
-    key: Annotated[Optional[list[str]], typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
-    topic: Annotated[Optional[str], typer.Option(help="Questions on this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Questions of this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="The routed questions of this paper.")] = None,
-    n: Annotated[Optional[int], typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
+    key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
+    topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="The routed questions of this paper.")] = None,
+    n: Annotated[int | None,
+                 typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed for the selection and the instances.")] = 1,
     solutions: Annotated[bool, typer.Option("--solutions", help="Include answers and worked solutions.")] = False,
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
@@ -282,13 +285,16 @@ def generate(
 @reports_errors
 def export(
     fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle or json.")],
-    key: Annotated[Optional[list[str]], typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
-    topic: Annotated[Optional[str], typer.Option(help="Questions on this topic id.")] = None,
-    week: Annotated[Optional[int], typer.Option(help="Questions of this week.")] = None,
-    paper: Annotated[Optional[str], typer.Option(help="The routed questions of this paper.")] = None,
-    n: Annotated[Optional[int], typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
-    seed: Annotated[Optional[int], typer.Option(min=0, help="Seed for the selection and the numbers (default: a fresh one).")] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="File to write (md: plus NAME-answers.md).")] = None,
+    key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
+    topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="The routed questions of this paper.")] = None,
+    n: Annotated[int | None, typer.Option(
+        "-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
+    seed: Annotated[int | None, typer.Option(
+        min=0, help="Seed for the selection and the numbers (default: a fresh one).")] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="File to write (md: plus NAME-answers.md).")] = None,
     paper_only: Annotated[bool, typer.Option("--paper-only", help="Only the questions.")] = False,
     answers_only: Annotated[bool, typer.Option("--answers-only", help="Only the answer sheet.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
@@ -296,7 +302,8 @@ def export(
     """Export a randomized paper and its answer sheet (md, html, pdf), an Anki deck, Moodle XML or JSON."""
     import secrets
 
-    from quizzer.export import check_request, export as export_paper
+    from quizzer.export import check_request
+    from quizzer.export import export as export_paper
     from quizzer.export.document import Selection
     from quizzer.selection import choose_instances
 
@@ -328,7 +335,7 @@ def grade(
     answer: Annotated[str, typer.Option(help="Your answer, typed as you would write it.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
-    seconds: Annotated[Optional[float], typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
+    seconds: Annotated[float | None, typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
 ) -> None:
     """Grade an answer to one instance and record the attempt for the current profile."""
     from quizzer.bank.store import record_attempt
@@ -353,8 +360,8 @@ def grade(
         return
     from quizzer.mathtext import render_math
 
-    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — you answered {render_math(verdict.reading or '')}; "
-               f"expected {render_math(verdict.expected)}.")
+    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
+               f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
     if verdict.feedback:
         typer.echo(render_math(verdict.feedback))
 
@@ -378,11 +385,12 @@ def profiles(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json",
     with bank_session() as session:
         learners = list_learners(session=session)
     if as_json:
-        typer.echo(json.dumps([{"name": l.name, "attempts": l.attempts, "current": l.name == ctx.obj,
-                                "last_active": l.last_active and _utc_text(l.last_active),
-                                "created_at": _utc_text(l.created_at)} for l in learners], indent=2, ensure_ascii=False))
+        rows = [{"name": learner.name, "attempts": learner.attempts, "current": learner.name == ctx.obj,
+                 "last_active": learner.last_active and _utc_text(learner.last_active),
+                 "created_at": _utc_text(learner.created_at)} for learner in learners]
+        typer.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
-    width = max([len(l.name) for l in learners] + [len(ctx.obj), 7])
+    width = max([len(learner.name) for learner in learners] + [len(ctx.obj), 7])
     typer.echo(f"  {'PROFILE':<{width}}  ATTEMPTS  LAST ACTIVE")
     for learner in learners:
         last = f"{learner.last_active.astimezone():%Y-%m-%d %H:%M}" if learner.last_active else "never"
@@ -415,7 +423,8 @@ def export_progress(
 ) -> None:
     """Write the current profile's attempts and review states to a JSON file."""
     from quizzer.profiles import find_learner
-    from quizzer.progress import export_progress as export, write_document
+    from quizzer.progress import export_progress as export
+    from quizzer.progress import write_document
 
     with bank_session() as session:
         document = export(session=session, learner=find_learner(session=session, name=ctx.obj))
@@ -435,7 +444,8 @@ def import_progress(
 ) -> None:
     """Add a progress file's attempts and review states to the current profile: all or nothing,
     and importing the same file again adds nothing."""
-    from quizzer.progress import import_progress as merge, read_document
+    from quizzer.progress import import_progress as merge
+    from quizzer.progress import read_document
 
     where = "<stdin>" if str(file) == "-" else str(file)
     document = read_document(_read_text(file), where=where)

@@ -13,20 +13,25 @@ lambdas, comprehensions, assignment, imports, keyword splats — the parser reje
 every node type not listed in ``_ALLOWED_NODES``.
 
 Bounds: source length, nesting depth, the number of evaluation steps, the size of
-integers, strings and arrays (checked *before* anything large is allocated), and
-a wall-clock budget.  Every failure is an :class:`ExprError` with one readable line.
+integers, strings and arrays (checked *before* anything large is allocated), the
+array elements built in all, and a wall-clock budget per evaluation.  Steps and
+elements can be shared by many evaluations (:func:`shared_budget`: one template
+instance evaluates dozens of expressions).  Every failure is an :class:`ExprError`
+with one readable line.
 """
 
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import io
 import math
 import operator
 import time
 import tokenize
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +45,9 @@ MAX_TREE_DEPTH = 200  # syntax-tree levels: evaluation recurses once per level
 MAX_STEPS = 20_000
 MAX_INT_BITS = 4096  # ~1233 decimal digits: far beyond any parameter count
 MAX_ARRAY_ELEMENTS = 1_000_000
+# Every array built, added up: bounds memory even when many arrays live at once ([ones(1000, 1000),
+# ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work of a whole instance.
+MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_STRING_CHARS = 100_000
 MAX_SECONDS = 1.0
 
@@ -169,7 +177,10 @@ def evaluate(
     """Evaluate an expression with the given variables and callable whitelist."""
     compiled = source if isinstance(source, Compiled) else compile_expr(source)
     try:
-        return compiled.run(_Scope(names or {}, functions or {}))
+        # NumPy's overflow and division warnings would print past the one-line error; an infinite
+        # or NaN result is refused by whoever asked for a finite value, with its own message.
+        with np.errstate(all="ignore"):
+            return compiled.run(_Scope(names or {}, functions or {}))
     except ExprError:
         raise
     except ZeroDivisionError:
@@ -189,22 +200,55 @@ def _describe(exc: Exception) -> str:
     return message[:200]
 
 
-class _Scope:
-    """What one evaluation sees (variables, functions) and has spent (steps, time)."""
+@dataclass
+class Budget:
+    """Steps taken and array elements built, by one evaluation or by several sharing it."""
 
-    __slots__ = ("names", "functions", "steps", "deadline")
+    steps: int = 0
+    elements: int = 0
+
+
+_SHARED: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("quizzer_expr_budget", default=None)
+
+
+@contextmanager
+def shared_budget() -> Iterator[Budget]:
+    """Every evaluation inside the ``with`` block spends from one budget: sixty derived values
+    of three million elements each are refused as surely as one expression building them all."""
+    budget = Budget()
+    token = _SHARED.set(budget)
+    try:
+        yield budget
+    finally:
+        _SHARED.reset(token)
+
+
+class _Scope:
+    """What one evaluation sees (variables, functions) and has spent (steps, elements, time)."""
+
+    __slots__ = ("names", "functions", "budget", "deadline")
 
     def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]):
         self.names = names
         self.functions = functions
-        self.steps = 0
+        self.budget = _SHARED.get() or Budget()
         self.deadline = time.monotonic() + MAX_SECONDS
 
+    def keep(self, value: Any) -> Any:
+        """Check one computed value's size, and count its elements against the budget."""
+        bounded(value)
+        if isinstance(value, np.ndarray):
+            self.budget.elements += value.size
+            if self.budget.elements > MAX_TOTAL_ELEMENTS:
+                raise ExprError(f"more than {MAX_TOTAL_ELEMENTS:,} array elements built in all")
+        return value
+
     def tick(self) -> None:
-        self.steps += 1
-        if self.steps > MAX_STEPS:
-            raise ExprError(f"expression takes more than {MAX_STEPS} steps")
-        if self.steps % 256 == 0 and time.monotonic() > self.deadline:
+        self.budget.steps += 1
+        if self.budget.steps > MAX_STEPS:
+            raise ExprError(f"more than {MAX_STEPS:,} evaluation steps in all")
+        # Every step, not every few hundred: one step may be a call that works on a million numbers.
+        if time.monotonic() > self.deadline:
             raise ExprError(f"expression takes longer than {MAX_SECONDS:g} s")
 
 
@@ -242,14 +286,13 @@ def _name(node: ast.Name) -> Closure:
 
 def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
-    guard = _check_power if isinstance(node.op, ast.Pow) else _check_repeat if isinstance(node.op, ast.Mult) else None
+    guard = _GUARDS.get(type(node.op), check_broadcast)
 
     def run(scope: _Scope) -> Any:
         scope.tick()
         a, b = left(scope), right(scope)
-        if guard is not None:
-            guard(a, b)
-        return bounded(op(a, b))
+        guard(a, b)
+        return scope.keep(op(a, b))
     return run
 
 
@@ -277,11 +320,16 @@ def _boolean(node: ast.BoolOp) -> Closure:
 
 def _compare(node: ast.Compare) -> Closure:
     first = _build(node.left)
-    rest = [(_COMPARE[type(op)], _build(c)) for op, c in zip(node.ops, node.comparators)]
+    rest = [(_COMPARE[type(op)], _build(c)) for op, c in zip(node.ops, node.comparators, strict=True)]
 
     if len(rest) == 1:  # a single comparison may be element-wise: where(scores == max(scores), ...)
         (op, comparator), = rest
-        return lambda scope: bounded(op(first(scope), comparator(scope)))
+
+        def elementwise(scope: _Scope) -> Any:
+            a, b = first(scope), comparator(scope)
+            check_broadcast(a, b)
+            return scope.keep(op(a, b))
+        return elementwise
 
     def run(scope: _Scope) -> Any:
         left = first(scope)
@@ -316,11 +364,12 @@ def _call(node: ast.Call) -> Closure:
         values = [arg(scope) for arg in args]
         keywords = {key: value(scope) for key, value in kwargs}
         try:
-            return bounded(function(*values, **keywords))
-        except ExprError:
-            raise
-        except (TypeError, ValueError, IndexError, ArithmeticError, RuntimeError) as exc:
-            # RuntimeError: how PyTorch reports bad shapes when templates run on the torch backend.
+            return scope.keep(function(*values, **keywords))
+        except (ExprError, MemoryError, RecursionError):
+            raise  # already readable, or reported by evaluate() in its own words
+        except Exception as exc:  # noqa: BLE001
+            # Any argument a YAML file can write reaches the function (an int where a dict belongs
+            # gives AttributeError; PyTorch reports bad shapes as RuntimeError): all are bad input.
             raise ExprError(f"{name}(): {_describe(exc)}") from None
     return run
 
@@ -329,7 +378,7 @@ def _sequence(node: ast.List | ast.Tuple) -> Closure:
     items = [_build(item) for item in node.elts]
 
     def run(scope: _Scope) -> Any:
-        return bounded(_as_array_if_numeric([item(scope) for item in items]))
+        return scope.keep(_as_array_if_numeric([item(scope) for item in items]))
     return run
 
 
@@ -395,17 +444,52 @@ def _as_array_if_numeric(items: list[Any]) -> Any:
 
 
 def _check_power(base: Any, exponent: Any) -> None:
-    if isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool):
-        if exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
-            raise ExprError(f"{base}**{exponent} is too large")
+    whole = isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool)
+    if whole and exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
+        raise ExprError(f"{base}**{exponent} is too large")
+    check_broadcast(base, exponent)
 
 
 def _check_repeat(left: Any, right: Any) -> None:
     # `"ab" * n` and `[..] * n` repeat sequences; bound the result before Python builds it.
     for seq, count in ((left, right), (right, left)):
-        if isinstance(seq, (str, list)) and isinstance(count, int):
-            if len(seq) * max(count, 0) > MAX_STRING_CHARS:
-                raise ExprError("repeated sequence would be too long")
+        if isinstance(seq, (str, list)) and isinstance(count, int) and len(seq) * max(count, 0) > MAX_STRING_CHARS:
+            raise ExprError("repeated sequence would be too long")
+    check_broadcast(left, right)
+
+
+def _check_modulo(left: Any, right: Any) -> None:
+    # `"%999999999d" % 1` would build a gigabyte of spaces before any size check could see it.
+    if isinstance(left, str):
+        raise ExprError("'%' formatting of text is not allowed")
+    check_broadcast(left, right)
+
+
+def check_broadcast(*operands: Any) -> None:
+    """Refuse element-wise work whose broadcast result exceeds the element limit, before NumPy
+    builds it: a (1000000, 1) and a (1, 1000) array are small, their sum is not."""
+    if not any(isinstance(x, np.ndarray) for x in operands):
+        return  # numbers, text and lists cannot grow this way; bounded() checks them
+    try:
+        shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
+    except ValueError:
+        return  # shapes that do not fit: NumPy refuses them itself, before allocating
+    check_allocation(*shape)
+
+
+def _check_matmul(left: Any, right: Any) -> None:
+    """``a @ b`` yields [..., n, k] @ [..., k, m] → [..., n, m]; bound that before multiplying."""
+    a, b = np.shape(left), np.shape(right)
+    try:
+        batch = np.broadcast_shapes(a[:-2], b[:-2])
+    except ValueError:
+        return  # NumPy refuses mismatched batches itself
+    check_allocation(*batch, *a[-2:-1], *b[-1:] if len(b) > 1 else ())
+
+
+_GUARDS: dict[type[ast.operator], Callable[[Any, Any], None]] = {
+    ast.Pow: _check_power, ast.Mult: _check_repeat, ast.Mod: _check_modulo, ast.MatMult: _check_matmul,
+}
 
 
 def bounded(value: Any) -> Any:

@@ -58,7 +58,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 VERDICTS = ("correct", "incorrect", "partial")
 TYPED_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape", "expression"})
@@ -163,8 +163,8 @@ def mastered(p_known: float, threshold: float = MASTERY_THRESHOLD) -> bool:
 def as_utc(moment: datetime) -> datetime:
     """An aware UTC datetime; a naive one is read as UTC (the bank stores UTC, SQLite drops the zone)."""
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def observe(state: TopicMastery, attempt: GradedAttempt, params: BKTParams) -> TopicMastery:

@@ -9,7 +9,8 @@ from quizzer.mathtext import render_math
 from quizzer.templates.instance import Instance
 
 
-def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = False, number: int | None = None) -> str:
+def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = False,
+                    number: int | None = None) -> str:
     """One question as ``text`` (math converted to Unicode) or ``md`` (GitHub Markdown with ``$…$`` math)."""
     math = render_math if fmt == "text" else _identity
     label = f"{number}. " if number is not None else ""

@@ -168,8 +168,11 @@ def _misconceptions(mine: Mapping[str, list[ClassAttempt]], scoped: Mapping[str,
             for topic in set(scoped[attempt.key].topics) & set(topic_ids):
                 counts[topic][attempt.misconception] += 1
                 who[topic, attempt.misconception].add(name)
+    def most_frequent(topic: str) -> list[tuple[str, int]]:
+        return sorted(counts[topic].items(), key=lambda item: (-item[1], item[0]))[:TOP_MISCONCEPTIONS]
+
     return {topic: [MisconceptionCount(mid, _title(mid, catalog), n, len(who[topic, mid]))
-                    for mid, n in sorted(counts[topic].items(), key=lambda item: (-item[1], item[0]))[:TOP_MISCONCEPTIONS]]
+                    for mid, n in most_frequent(topic)]
             for topic in topic_ids if counts[topic]}
 
 

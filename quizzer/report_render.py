@@ -96,7 +96,8 @@ def render_markdown(report: ClassReport) -> str:
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; color: #1d2330; margin: 2rem auto; max-width: 62rem; padding: 0 1rem; }
 h1 { font-size: 1.45rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #dde; }
-table { border-collapse: collapse; width: 100%; } td, th { padding: .3rem .5rem; text-align: left; vertical-align: middle; }
+table { border-collapse: collapse; width: 100%; }
+td, th { padding: .3rem .5rem; text-align: left; vertical-align: middle; }
 th { font-weight: 600; color: #556; border-bottom: 1px solid #ccd; } tr:nth-child(even) td { background: #f6f7fb; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; } .note { color: #556; }
 .legend span { display: inline-block; width: .8rem; height: .8rem; margin: 0 .25rem 0 .8rem; vertical-align: -1px; }
@@ -114,7 +115,7 @@ def _distribution_svg(t: TopicDistribution, width: int = 260, height: int = 18) 
     if not total:
         return '<span class="note">nobody yet</span>'
     parts, x = [], 0.0
-    for count, colour, label in zip(t.histogram, BIN_COLOURS, BIN_LABELS):
+    for count, colour, label in zip(t.histogram, BIN_COLOURS, BIN_LABELS, strict=False):
         w = width * count / total
         if count:
             parts.append(f'<rect x="{x:.1f}" y="0" width="{w:.1f}" height="{height}" fill="{colour}">'
@@ -137,7 +138,8 @@ def _table(headers: list[str], rows: list[list[str]], numeric: set[int]) -> str:
 
 
 def render_html(report: ClassReport) -> str:
-    legend = "".join(f'<span style="background:{c}"></span>{label}' for c, label in zip(BIN_COLOURS, BIN_LABELS))
+    legend = "".join(f'<span style="background:{colour}"></span>{label}'
+                     for colour, label in zip(BIN_COLOURS, BIN_LABELS, strict=True))
     names = {t.topic: t.name for t in report.topics}
     sections = [
         f"<h1>{_e(_heading(report))}</h1>",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 
@@ -51,7 +51,7 @@ def require_utc(moment: datetime, name: str = "now") -> datetime:
     """``moment`` with ``tzinfo`` exactly ``timezone.utc``, as fsrs requires."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError(f"{name} is a naive datetime; pass an aware UTC one, e.g. datetime.now(timezone.utc)")
-    return moment.astimezone(timezone.utc)
+    return moment.astimezone(UTC)
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlmodel import Session, col, select
 
+from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
@@ -193,6 +194,7 @@ class Study:
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
                 self_rating: str | None) -> Recorded:
         now = self._now()
+        begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self.session.get(ReviewCard, (self.learner_id, instance.key))
         before = card.state_json if card else None
         state = ReviewState.from_json(card.state_json) if card else new_state(now)

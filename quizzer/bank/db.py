@@ -15,6 +15,8 @@ Setting the bank up (schema, version row, bundled questions) holds a lock until 
 An older bank is upgraded in one transaction by ``quizzer.bank.migrations`` (a SQLite file is
 backed up first); a bank from a newer quizzer is refused.  A URL is only ever shown with its
 password masked.
+Every read-modify-write takes SQLite's write lock *before* it reads (:func:`begin_write`),
+so two processes can never both decide from the same stale state.
 """
 
 from __future__ import annotations
@@ -140,6 +142,16 @@ def _check_sqlite_file(path: Path) -> None:
         raise UserError("the data directory is not writable", where=str(path.parent))
 
 
+def begin_write(session: Session) -> None:
+    """Take SQLite's write lock now (``BEGIN IMMEDIATE``), waiting up to the busy timeout while
+    another process writes, so nothing the session reads next can change before it commits.
+    Call it before any read-modify-write; the session's next commit or rollback releases it.
+    (PostgreSQL's row locking and unique keys need no such step.)"""
+    connection = session.connection()
+    if connection.dialect.name == "sqlite":
+        _begin_immediate(connection)
+
+
 def lock_setup(connection: Connection) -> None:
     """Wait for any other process setting the bank up, and hold it off until this transaction ends.
 
@@ -148,8 +160,18 @@ def lock_setup(connection: Connection) -> None:
     an advisory lock.  SQLite: the write lock, taken at once rather than at the first write."""
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SETUP_LOCK_KEY})
-    elif not connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+    else:
+        _begin_immediate(connection)
+
+
+def _begin_immediate(connection: Connection) -> None:
+    if connection.connection.dbapi_connection.in_transaction:  # type: ignore[union-attr]
+        return  # already writing: the lock is held
+    try:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
+    except OperationalError as exc:
+        url = connection.engine.url.render_as_string(hide_password=False)
+        raise UserError(database_reason(exc, url), where=display_url(url)) from None
 
 
 def _bring_up_to_date(engine: Engine, url: str) -> None:

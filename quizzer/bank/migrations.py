@@ -15,8 +15,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import (BigInteger, Column, DateTime, Float, ForeignKey, Index, Integer, MetaData, String, Table, column,
-                        inspect, literal, select, table, text)
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    column,
+    inspect,
+    literal,
+    select,
+    table,
+    text,
+)
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint
 from sqlmodel import SQLModel

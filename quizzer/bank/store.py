@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, delete, select
 
+from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
 from quizzer.catalog import Catalog
 from quizzer.errors import TemplateError, UserError, did_you_mean
@@ -55,8 +56,11 @@ def stored_hashes(*, session: Session) -> dict[str, str]:
 
 
 def import_templates(*, session: Session, loaded: Iterable[LoadedTemplate]) -> ImportReport:
-    """Insert new templates and update changed ones by key and content hash; attempts are kept."""
+    """Insert new templates and update changed ones by key and content hash; attempts are kept.
+    The stored hashes are read under the write lock: another process importing at the same
+    time waits, then finds these rows instead of inserting the same keys again."""
     report = ImportReport()
+    begin_write(session)
     hashes = stored_hashes(session=session)
     for item in loaded:
         key, digest = item.template.key, content_hash(item.source)
@@ -154,8 +158,10 @@ def import_bundled(*, session: Session, catalog: Catalog, directory: Path) -> Im
     """Bring the bank up to date with the bundled ``questions/``: only new or changed files are
     validated (they were test-rendered over many seeds by ``make test``; here one seed proves they load)."""
     require_directory(directory)
-    sync_catalog(session=session, catalog=catalog)
     known = set(stored_hashes(session=session).values())
     changed = [path for path in template_files([directory])
                if content_hash(path.read_text(encoding="utf-8")) not in known]
-    return import_templates(session=session, loaded=validate_files(changed, seeds=1))
+    loaded = validate_files(changed, seeds=1)  # before taking the write lock: validation is the slow part
+    begin_write(session)
+    sync_catalog(session=session, catalog=catalog)
+    return import_templates(session=session, loaded=loaded)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from quizzer.errors import UserError
-from quizzer.export.document import SECTIONS, Paper, Section, Selection, build_paper
+from quizzer.export.document import SECTIONS, Section, Selection, build_paper
 from quizzer.templates.instance import Instance
 
 

@@ -84,8 +84,10 @@ class _Media:
 
 def _fields(question: Question, media: _Media) -> list[str]:
     instance = question.instance
-    choices = "".join(f"<li><b>({chr(97 + i)})</b> {_inline(choice)}</li>" for i, choice in enumerate(instance.choices))
-    prompt = _html(instance.prompt) + media.figure(question, "prompt") + (f'<ul class="choices">{choices}</ul>' if choices else "")
+    choices = "".join(f"<li><b>({chr(97 + i)})</b> {_inline(choice)}</li>"
+                      for i, choice in enumerate(instance.choices))
+    listed = f'<ul class="choices">{choices}</ul>' if choices else ""
+    prompt = _html(instance.prompt) + media.figure(question, "prompt") + listed
     accepted = f" <small>(accepted {escape(question.accepted)})</small>" if question.accepted else ""
     answer = (_html(question.answer) if "\n" in question.answer.strip() else _inline(question.answer)) + accepted
     mistakes = "".join(f"<li><b>{_inline(note.answer)}</b>: {_inline(note.feedback)}</li>" for note in question.notes)

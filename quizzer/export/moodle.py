@@ -51,7 +51,7 @@ def _question(question: Question) -> str:
     instance = question.instance
     qtype, text, answers = _TYPES[instance.kind](question)
     return (f'<question type="{qtype}">\n'
-            f"<name><text>{escape(f'{question.number}. {instance.title} [{instance.key} · seed {instance.seed}]')}</text></name>\n"
+            f"<name><text>{escape(_name(question))}</text></name>\n"
             f'<questiontext format="html">{_cdata(text)}</questiontext>\n'
             f'<generalfeedback format="html">{_cdata(_html(instance.solution))}</generalfeedback>\n'
             f"<defaultgrade>1</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
@@ -109,7 +109,8 @@ def _shortanswer(question: Question) -> tuple[str, str, str]:
 def _essay(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     info = f'<graderinfo format="html">{_cdata(_html(instance.answer_text))}</graderinfo>\n'
-    settings = "<responseformat>editor</responseformat><responserequired>1</responserequired><responsefieldlines>10</responsefieldlines>\n"
+    settings = ("<responseformat>editor</responseformat><responserequired>1</responserequired>"
+                "<responsefieldlines>10</responsefieldlines>\n")
     return "essay", _html(instance.prompt), settings + info
 
 
@@ -166,3 +167,9 @@ _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
     "choice": _multichoice, "multi": _multichoice, "bool": _truefalse, "shape": _shortanswer,
     "expression": _shortanswer, "text": _essay,
 }
+
+
+def _name(question: Question) -> str:
+    """The question's name in Moodle's bank: number, title, and where it came from."""
+    instance = question.instance
+    return f"{question.number}. {instance.title} [{instance.key} · seed {instance.seed}]"

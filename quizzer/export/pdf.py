@@ -38,8 +38,10 @@ PREAMBLE = """
 })
 #let meta(body) = text(size: 8pt, fill: luma(100), body)
 #let work(height) = block(width: 100%, height: height, stroke: (paint: luma(200), dash: "dashed"), radius: 3pt)
-#let answer-box(body) = block(width: 100%, fill: rgb("#f2f6fc"), stroke: (left: 2.5pt + rgb("#1a56a8")), inset: 7pt, body)
-#let notes-box(body) = block(width: 100%, fill: rgb("#fff8e6"), stroke: (left: 2.5pt + rgb("#d49a00")), inset: 7pt, body)
+#let answer-box(body) = block(width: 100%, fill: rgb("#f2f6fc"), stroke: (left: 2.5pt + rgb("#1a56a8")),
+  inset: 7pt, body)
+#let notes-box(body) = block(width: 100%, fill: rgb("#fff8e6"), stroke: (left: 2.5pt + rgb("#d49a00")),
+  inset: 7pt, body)
 """
 
 
@@ -49,8 +51,8 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     with tempfile.TemporaryDirectory(prefix="quizzer-pdf-") as folder:
         root = Path(folder)
         body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
-        source = (PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", escape_typst(f"{paper.title} · seed {paper.selection.seed}"))
-                  + body)
+        footer = escape_typst(f"{paper.title} · seed {paper.selection.seed}")
+        source = PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", footer) + body
         (root / "main.typ").write_text(source, encoding="utf-8")
         try:
             return typst.compile(str(root / "main.typ"), root=str(root), ignore_system_fonts=True, format="pdf")

@@ -33,7 +33,8 @@ _SYMBOLS = {
     "top": "⊤", "cdot": "⋅", "cdotp": "⋅", "mid": "∣", "dots": "…", "ldots": "…", "cdots": "⋯",
     ",": "thin", ":": "med", ">": "med", ";": "thick", " ": "space", "quad": "quad", "qquad": "wide",
     "!": "#h(-0.17em)", "colon": ":", "|": "‖", "backslash": "\\\\",
-    "{": "\\{", "}": "\\}", "lbrace": "\\{", "rbrace": "\\}", "\\": "\\ ", "%": "%", "$": "\\$", "&": "\\&", "_": "\\_", "#": "\\#",
+    "{": "\\{", "}": "\\}", "lbrace": "\\{", "rbrace": "\\}", "\\": "\\ ", "%": "%", "$": "\\$",
+    "&": "\\&", "_": "\\_", "#": "\\#",
 }  # fmt: skip
 _BIG_OPERATORS = {"sum": "sum", "prod": "product", "coprod": "product.co", "int": "integral",
                   "oint": "integral.cont", "bigcup": "union.big", "bigcap": "sect.big"}

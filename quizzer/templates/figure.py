@@ -122,7 +122,8 @@ def _ylim(spec: FigureSpec, evaluate: Evaluate) -> tuple[float, float] | None:
     """The y range shown, when the author fixes it (a term that explodes near 0 would flatten the rest)."""
     if spec.ylim is None:
         return None
-    low, high = (_number(evaluate(bound, f"figure.ylim.{i}", {}), f"figure.ylim.{i}") for i, bound in enumerate(spec.ylim))
+    low, high = (_number(evaluate(bound, f"figure.ylim.{i}", {}), f"figure.ylim.{i}")
+                 for i, bound in enumerate(spec.ylim))
     if low >= high:
         raise FigureDataError("figure.ylim", f"the low end ({low:g}) must be below the high end ({high:g})")
     return low, high
@@ -204,7 +205,8 @@ def _floats(value: Any, field: str) -> np.ndarray:
         raise FigureDataError(field, f"must be numbers, got {show(value)}") from None
 
 
-def _labels(spec: Labels | None, field: str, evaluate: Evaluate, render: Render, *, count: int | None) -> tuple[str, ...]:
+def _labels(spec: Labels | None, field: str, evaluate: Evaluate, render: Render, *,
+            count: int | None) -> tuple[str, ...]:
     """Labels written as a list of texts, or computed by one expression; by default 1, 2, 3, …"""
     if spec is None:
         return tuple(str(i) for i in range(1, (count or 0) + 1))

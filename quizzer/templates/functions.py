@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import engine
-from quizzer.expr import check_allocation
+from quizzer.expr import check_allocation, check_broadcast
 
 Function = Callable[..., Any]
 
@@ -63,12 +63,34 @@ def dot_product_variances(seed: int, widths: Any, n_samples: int = 20000) -> np.
     return np.array([engine.dot_product_variance(rng, d, int(n_samples)) for d in dims])
 
 
+def _extent(array: np.ndarray) -> int:
+    """An array's longest side once its leading axes are flattened into rows: rows or columns."""
+    columns = array.shape[-1] if array.ndim else 1
+    return max(array.size // max(columns, 1), columns)
+
+
+def _pairwise_guard(function: Function) -> Function:
+    """Refuse an engine call whose intermediates could exceed the element limit before it runs.
+
+    An engine layer is at most bilinear in its arrays: attention scores are rows(Q) × rows(K), a
+    projection rows(X) × columns(W).  So no intermediate is larger than the product of the two
+    longest extents among its arguments; a (30000, 1) query and key would need 9·10⁸ scores."""
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        extents = sorted((_extent(a) for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)), reverse=True)
+        if len(extents) > 1:
+            check_allocation(extents[0], extents[1])
+        return function(*args, **kwargs)
+    return call
+
+
 def _engine_functions() -> dict[str, Function]:
     table: dict[str, Function] = {}
     for name in engine.PUBLIC_API:
         if name in _NOT_FOR_TEMPLATES:
             continue
-        table[name] = _guarded(name, _ALLOCATING[name]) if name in _ALLOCATING else getattr(engine, name)
+        table[name] = _guarded(name, _ALLOCATING[name]) if name in _ALLOCATING else _pairwise_guard(
+            getattr(engine, name))
     return table
 
 
@@ -112,6 +134,35 @@ def _extreme(pick: Callable[..., Any], reduce: Callable[..., Any]) -> Function:
     return call
 
 
+def _elementwise(function: Function) -> Function:
+    """A NumPy function that broadcasts its arguments, size-checked before it runs."""
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        check_broadcast(*args)
+        return function(*args, **kwargs)
+    return call
+
+
+def _outer(a: Any, b: Any) -> np.ndarray:
+    check_allocation(np.size(a), np.size(b))
+    return np.outer(a, b)
+
+
+def _dot(a: Any, b: Any) -> Any:
+    """np.dot's result shape is a.shape[:-1] + b.shape[:-2] + b.shape[-1:]."""
+    left, right = np.shape(a), np.shape(b)
+    check_allocation(*left[:-1], *right[:-2], *right[-1:] if len(right) > 1 else ())
+    return np.dot(a, b)
+
+
+def _joined(join: Callable[[tuple[Any, ...]], np.ndarray]) -> Function:
+    """concat/stack: the result holds every input, so their sizes together are bounded."""
+    def call(*arrays: Any) -> np.ndarray:
+        check_allocation(sum(int(np.size(a)) for a in arrays))
+        return join(arrays)
+    return call
+
+
 def _as_int(x: Any) -> int:
     value = float(x)
     if not value.is_integer():
@@ -123,14 +174,16 @@ MATH: dict[str, Function] = {
     "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10,
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "abs": np.abs,
     "floor": math.floor, "ceil": math.ceil, "round": _round, "int": _as_int, "float": float,
-    "min": _extreme(min, np.min), "max": _extreme(max, np.max), "sum": np.sum, "prod": np.prod, "mean": np.mean, "var": np.var, "std": np.std,
+    "min": _extreme(min, np.min), "max": _extreme(max, np.max), "sum": np.sum, "prod": np.prod, "mean": np.mean,
+    "var": np.var, "std": np.std,
     "argmax": lambda x: int(np.argmax(x)), "argmin": lambda x: int(np.argmin(x)),
     "all": lambda x: bool(np.all(x)), "any": lambda x: bool(np.any(x)), "len": len,
     "array": lambda x: np.array(x, dtype=float), "zeros": _array_maker(np.zeros), "ones": _array_maker(np.ones),
-    "eye": _eye, "arange": _arange, "transpose": np.transpose, "dot": np.dot, "outer": np.outer,
-    "concat": lambda *xs: np.concatenate(xs, axis=-1), "stack": lambda *xs: np.stack(xs),
+    "eye": _eye, "arange": _arange, "transpose": np.transpose, "dot": _dot, "outer": _outer,
+    "concat": _joined(lambda xs: np.concatenate(xs, axis=-1)), "stack": _joined(np.stack),
     "reshape": lambda x, *shape: np.reshape(x, tuple(int(d) for d in shape)), "shape": lambda x: tuple(np.shape(x)),
-    "where": np.where, "clip": np.clip, "maximum": np.maximum, "minimum": np.minimum, "relu": _relu,
+    "where": _elementwise(np.where), "clip": _elementwise(np.clip), "maximum": _elementwise(np.maximum),
+    "minimum": _elementwise(np.minimum), "relu": _relu,
     "isclose": lambda a, b: bool(np.allclose(a, b)), "sorted": sorted, "unique": np.unique,
 }
 
@@ -202,7 +255,21 @@ def tex(value: Any, decimals: int = 4) -> str:
     return show(value, decimals)
 
 
-FORMATTERS: dict[str, Function] = {"show": show, "fmt": fmt, "sig": sig, "num": num, "tex": tex}
+MAX_DIGITS = 17  # a float64 has 17 significant digits at most: more decimals only print noise
+
+
+def _digits_bounded(formatter: Function) -> Function:
+    """A formatter whose digit count is checked first: fmt(x, 10**8) would build a 100 MB string."""
+    @functools.wraps(formatter)
+    def call(value: Any, digits: Any = 4) -> str:
+        if not 0 <= int(digits) <= MAX_DIGITS:
+            raise ValueError(f"the number of digits must be from 0 to {MAX_DIGITS}, got {digits!r}")
+        return str(formatter(value, int(digits)))
+    return call
+
+
+FORMATTERS: dict[str, Function] = {name: _digits_bounded(formatter) for name, formatter in
+                                   {"show": show, "fmt": fmt, "sig": sig, "tex": tex}.items()} | {"num": num}
 
 
 @functools.cache

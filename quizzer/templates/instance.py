@@ -24,7 +24,7 @@ import numpy as np
 
 from quizzer.catalog import misconception_feedback
 from quizzer.errors import TemplateError
-from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
+from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, shared_budget
 from quizzer.grading import AnswerSpec, Tolerance, WrongAnswer
 from quizzer.templates.figure import Figure, FigureDataError, build_figure
 from quizzer.templates.functions import fmt, show, sig, template_functions
@@ -72,23 +72,24 @@ class Instance:
 
 def make_instance(template: Template, seed: int) -> Instance:
     """Sample, compute and render one instance of ``template``."""
-    env = sample_values(template, seed)
-    order = _choice_order(template, seed)
-    answer, choices = _answer(template, env, order)
-    env = {**env, "answer": answer}
-    render = functools.partial(_render, template, env)
-    answer_text = _answer_text(template, answer, choices)
-    spec = AnswerSpec(
-        kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
-        variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
-        expected_text=answer_text,
-    )
-    return Instance(
-        key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
-        topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
-        solution=render(template.solution, "solution"), answer=answer,
-        answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env), values=env,
-    )
+    with shared_budget():  # every expression of one instance spends from one budget
+        env = sample_values(template, seed)
+        order = _choice_order(template, seed)
+        answer, choices = _answer(template, env, order)
+        env = {**env, "answer": answer}
+        render = functools.partial(_render, template, env)
+        answer_text = _answer_text(template, answer, choices)
+        spec = AnswerSpec(
+            kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
+            variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
+            expected_text=answer_text,
+        )
+        return Instance(
+            key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
+            topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
+            solution=render(template.solution, "solution"), answer=answer,
+            answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env), values=env,
+        )
 
 
 # --- sampling ----------------------------------------------------------------------------------
@@ -139,7 +140,8 @@ def _sample(spec: ParamSpec, where: tuple[str, int, str, int], env: dict[str, An
     if kind == "float":
         assert spec.float_ is not None
         low, high = spec.float_
-        return round(low + (high - low) * uniform(*where), spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS)
+        decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
+        return round(low + (high - low) * uniform(*where), decimals)
     dims = (spec.vector,) if kind == "vector" else tuple(spec.matrix or ())
     shape = tuple(_dimension(template, dim, env, f"params.{name}") for dim in dims)
     return _random_array(spec, stream(*where), shape)
@@ -278,7 +280,8 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) ->
         where = f"misconceptions.{i}.answer"
         value = (_render(template, env, str(m.answer), where) if template.kind == "expression"
                  else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
-        wrong.append(WrongAnswer(m.id, value, _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")))
+        feedback = _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")
+        wrong.append(WrongAnswer(m.id, value, feedback))
     return tuple(wrong)
 
 

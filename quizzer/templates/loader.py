@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +12,16 @@ import yaml
 from pydantic import ValidationError
 
 from quizzer.errors import TemplateError, did_you_mean
-from quizzer.templates.schema import (Choice, FigureMark, FigureSeries, FigureSpec, Misconception, ParamSpec,
-                                      Template, Tolerance)
+from quizzer.templates.schema import (
+    Choice,
+    FigureMark,
+    FigureSeries,
+    FigureSpec,
+    Misconception,
+    ParamSpec,
+    Template,
+    Tolerance,
+)
 
 MAX_FILE_BYTES = 256 * 1024
 # libyaml's safe loader when present (about 10x faster); the pure-Python one otherwise. Both are safe.
@@ -66,36 +76,132 @@ def _parse_yaml(text: str, where: str) -> tuple[yaml.Node, Any]:
         raise TemplateError(_yaml_problem(exc), where=_at(where, exc.problem_mark or exc.context_mark)) from None
     except yaml.YAMLError as exc:
         raise TemplateError(f"invalid YAML: {exc}", where=where) from None
+    except (ValueError, OverflowError) as exc:  # a scalar YAML resolves but cannot build: 2024-13-45
+        path, scalar = next(_unbuildable(SafeLoader(""), node, ()), ((), node))
+        raise TemplateError(f"field {'.'.join(path)!r}: invalid YAML value: {str(exc).splitlines()[0]}",
+                            where=_where(_at(where, scalar.start_mark), _stated_key(node))) from None
     finally:
         loader.dispose()
 
 
+def _stated_key(root: yaml.Node) -> str | None:
+    if isinstance(root, yaml.MappingNode):
+        for key_node, value_node in root.value:
+            if key_node.value == "key" and isinstance(value_node, yaml.ScalarNode):
+                return str(value_node.value)
+    return None
+
+
+def _unbuildable(loader: Any, node: yaml.Node, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], yaml.Node]]:
+    """The scalars under ``node`` that YAML cannot turn into values, with their field paths
+    (``loader``: a fresh one, since the one that failed remembers the half-built document)."""
+    if isinstance(node, yaml.ScalarNode):
+        try:
+            loader.construct_object(node)
+        except (ValueError, OverflowError):
+            yield path, node
+    elif isinstance(node, yaml.SequenceNode):
+        for index, child in enumerate(node.value):
+            yield from _unbuildable(loader, child, (*path, str(index)))
+    elif isinstance(node, yaml.MappingNode):
+        for key_node, child in node.value:
+            yield from _unbuildable(loader, child, (*path, str(key_node.value)))
+
+
+# The only tags a template may carry: YAML's own plain-data types.  Everything else
+# (!!python/object, !!python/name, custom tags) is refused before anything is built.
+_DATA_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
+_LONG_INTEGER = re.compile(r"[-+]?[0-9_]{1000,}")  # Python will not even convert 4300+ digits
+# Text reaches a terminal: escape sequences could clear it, retitle it or write the clipboard
+# (OSC 52), and bidirectional overrides could make a prompt read differently from what it says.
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass
+class _Frame:
+    """One open mapping or sequence while walking the YAML events: where it is and what comes next."""
+
+    path: tuple[str, ...]
+    mapping: bool
+    slot: str | int = 0  # the current key (mapping) or index (sequence)
+    expecting_key: bool = True
+
+
 def _check_events(text: str, where: str) -> None:
-    """Refuse aliases (billion-laughs expansion) and deep nesting before anything is built."""
-    depth = 0
+    """Refuse aliases (billion-laughs expansion), deep nesting, tags that build objects and absurd
+    numbers before anything is built; the message names the template and the field."""
+    stack: list[_Frame] = []
+    key: str | None = None
     try:
         for event in yaml.parse(text, Loader=SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                raise TemplateError("YAML aliases ('*name') are not allowed in templates",
-                                    where=_at(where, event.start_mark))
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_YAML_DEPTH:
-                    raise TemplateError(f"YAML nests deeper than {MAX_YAML_DEPTH} levels",
-                                        where=_at(where, event.start_mark))
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except yaml.MarkedYAMLError as exc:
-        raise TemplateError(_yaml_problem(exc), where=_at(where, exc.problem_mark or exc.context_mark)) from None
+            path = _node_path(stack)
+            if isinstance(event, yaml.ScalarEvent) and path == ("key",):
+                key = event.value
+            problem = _event_problem(event, len(stack))
+            if problem:
+                named = (*path, event.value) if _is_key(stack, event) else path  # a bad field name names itself
+                raise TemplateError(f"field {'.'.join(named) or '(top level)'!r}: {problem}",
+                                    where=_where(_at(where, event.start_mark), key))
+            _advance(stack, event, path)
+    except yaml.MarkedYAMLError as exc:  # broken syntax: the line says where, better than a field
+        raise TemplateError(_yaml_problem(exc),
+                            where=_where(_at(where, exc.problem_mark or exc.context_mark), key)) from None
+
+
+def _event_problem(event: yaml.Event, depth: int) -> str | None:
+    if isinstance(event, yaml.AliasEvent):
+        return "YAML aliases ('*name') are not allowed in templates"
+    if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)) and depth >= MAX_YAML_DEPTH:
+        return f"YAML nests deeper than {MAX_YAML_DEPTH} levels"
+    tag = getattr(event, "tag", None)
+    if tag is not None and tag not in _DATA_TAGS and tag != "!":
+        shown = tag.replace("tag:yaml.org,2002:", "!!")
+        return f"YAML tag {shown} is not allowed: templates are plain data and never run code"
+    if isinstance(event, yaml.ScalarEvent):
+        if not event.style and _LONG_INTEGER.fullmatch(event.value):
+            return f"a number with {len(event.value):,} digits is too large"
+        control = _TERMINAL_CONTROL.search(event.value)
+        if control:
+            return f"control character U+{ord(control.group()):04X} is not allowed in a template's text"
+    return None
+
+
+def _is_key(stack: list[_Frame], event: yaml.Event) -> bool:
+    return bool(stack) and stack[-1].mapping and stack[-1].expecting_key and isinstance(event, yaml.ScalarEvent)
+
+
+def _node_path(stack: list[_Frame]) -> tuple[str, ...]:
+    """The field path of the node an event starts (a mapping's keys belong to the mapping)."""
+    if not stack:
+        return ()
+    top = stack[-1]
+    return top.path if top.mapping and top.expecting_key else (*top.path, str(top.slot))
+
+
+def _advance(stack: list[_Frame], event: yaml.Event, path: tuple[str, ...]) -> None:
+    """Update the open collections after one event."""
+    if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+        stack.append(_Frame(path, mapping=isinstance(event, yaml.MappingStartEvent)))
+        return
+    if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+        stack.pop()
+    elif not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+        return  # stream and document events are not nodes
+    if not stack:
+        return
+    top = stack[-1]
+    if not top.mapping:
+        top.slot = int(top.slot) + 1
+    elif top.expecting_key:
+        top.slot, top.expecting_key = (event.value if isinstance(event, yaml.ScalarEvent) else "?"), False
+    else:
+        top.expecting_key = True
 
 
 def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:
     problem = exc.problem or "invalid YAML"
     if "nesting depth" in problem:  # libyaml's own limit, reached before ours on absurd nesting
         return f"YAML nests deeper than {MAX_YAML_DEPTH} levels"
-    if "could not determine a constructor" in problem:
-        tag = problem.split("tag")[-1].strip(" '")
-        return f"YAML tag {tag} is not allowed: templates are plain data and never run code"
     return f"invalid YAML: {problem}"
 
 

@@ -32,21 +32,27 @@ class _Strict(BaseModel):
 Dim = int | str  # a literal size or an expression over earlier parameters ("T", "d_model // h")
 
 
+# Sampling bounds stay where floats are exact integers: a 5000-digit bound cannot become a float.
+MAX_BOUND = 2**53
+WholeBound = Annotated[int, Field(ge=-MAX_BOUND, le=MAX_BOUND)]
+RealBound = Annotated[float, Field(ge=-MAX_BOUND, le=MAX_BOUND, allow_inf_nan=False)]
+
+
 class ParamSpec(_Strict):
     """One sampler.  Exactly one of choice / int / float / vector / matrix is given."""
 
     choice: list[Any] | None = Field(default=None, min_length=1, max_length=1000)
-    int_: tuple[int, int] | None = Field(default=None, alias="int")
-    float_: tuple[float, float] | None = Field(default=None, alias="float")
+    int_: tuple[WholeBound, WholeBound] | None = Field(default=None, alias="int")
+    float_: tuple[RealBound, RealBound] | None = Field(default=None, alias="float")
     vector: Dim | None = None
     matrix: tuple[Dim, Dim] | None = None
-    step: int = Field(default=1, ge=1)
+    step: int = Field(default=1, ge=1, le=MAX_BOUND)
     decimals: int | None = Field(default=None, ge=0, le=12)
     dist: Literal["normal", "uniform", "integers"] = "normal"
-    mean: float = 0.0
-    std: float = Field(default=1.0, gt=0)
-    low: float = -1.0
-    high: float = 1.0
+    mean: RealBound = 0.0
+    std: RealBound = Field(default=1.0, gt=0)
+    low: RealBound = -1.0
+    high: RealBound = 1.0
 
     @model_validator(mode="after")
     def _exactly_one_sampler(self) -> ParamSpec:
@@ -92,7 +98,8 @@ class Misconception(_Strict):
     """A wrong answer computed under one named mistake, with what to tell the student."""
 
     id: str = Field(min_length=1, max_length=80)
-    answer: str | int | float | bool = Field(description="expression in the template language (typed syntax for kind: expression)")
+    answer: str | int | float | bool = Field(
+        description="expression in the template language (typed syntax for kind: expression)")
     feedback: str | None = Field(default=None, max_length=4000)
 
 

@@ -47,7 +47,8 @@ def verify_templates(templates: Iterable[Template], *, seeds: int) -> VerifyRepo
 
 def _compare(template: Template, seed: int, a: Instance, b: Instance) -> int:
     pairs = [("answer", a.answer, b.answer)]
-    pairs += [(f"misconception {x.id}", x.value, y.value) for x, y in zip(a.spec.wrong_answers, b.spec.wrong_answers)]
+    pairs += [(f"misconception {x.id}", x.value, y.value)
+              for x, y in zip(a.spec.wrong_answers, b.spec.wrong_answers, strict=True)]
     pairs += [(f"derived {name}", a.values[name], b.values[name]) for name in template.derived]
     for label, x, y in pairs:
         if not _agree(x, y):
@@ -78,6 +79,6 @@ def _agree(x: Any, y: Any) -> bool:
 
 def _check_text(template: Template, seed: int, a: str, b: str) -> None:
     """Prompts may differ only in the last printed digit of a float (both backends round)."""
-    if len(a) != len(b) or sum(ca != cb for ca, cb in zip(a, b)) > 2:
+    if len(a) != len(b) or sum(ca != cb for ca, cb in zip(a, b, strict=True)) > 2:
         raise TemplateError(f"seed {seed}: the prompt renders differently with the PyTorch backend",
                             where=f"template {template.key!r}")

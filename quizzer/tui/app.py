@@ -7,9 +7,8 @@ after the first paint, so the dashboard appears at once.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
-
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work

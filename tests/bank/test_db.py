@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from sqlalchemy.engine import make_url
@@ -84,32 +84,36 @@ def test_times_come_back_as_the_same_aware_utc_instant(bundled_bank_url: str) ->
     engine = open_bank(bundled_bank_url)
     graded_at = datetime(2026, 3, 1, 23, 30, tzinfo=timezone(timedelta(hours=-5)))  # 04:30 UTC the next day
     with new_session(engine) as session:
-        record_attempt(session=session, learner_id=learner(session), key=KEY, seed=1, response="1", verdict=verdict(), at=graded_at)
-        session.add(ReviewCard(learner_id=learner(session), template_key=KEY, state_json="{}", due=datetime(2026, 3, 2, 4, 30)))  # naive: UTC
+        record_attempt(session=session, learner_id=learner(session), key=KEY, seed=1, response="1",
+                       verdict=verdict(), at=graded_at)
+        session.add(ReviewCard(learner_id=learner(session), template_key=KEY, state_json="{}",
+                               due=datetime(2026, 3, 2, 4, 30)))  # naive: UTC
         session.commit()
     engine.dispose()
     engine = open_bank(bundled_bank_url)
     with new_session(engine) as session:
         created = session.exec(select(Attempt.created_at)).one()
         due = session.exec(select(ReviewCard.due)).one()
-        later = session.exec(select(Attempt).where(Attempt.created_at > datetime(2026, 3, 2, 4, 0, tzinfo=timezone.utc))).all()
+        later = session.exec(select(Attempt).where(Attempt.created_at > datetime(2026, 3, 2, 4, 0, tzinfo=UTC))).all()
     engine.dispose()
-    assert created == graded_at and created.tzinfo is timezone.utc
-    assert due == datetime(2026, 3, 2, 4, 30, tzinfo=timezone.utc)
+    assert created == graded_at and created.tzinfo is UTC
+    assert due == datetime(2026, 3, 2, 4, 30, tzinfo=UTC)
     assert len(later) == 1  # comparisons in SQL see UTC too
 
 
 @pytest.mark.postgresql
-def test_a_server_in_another_time_zone_changes_nothing(postgres: PostgresServer, postgres_bundled_template: str) -> None:
+def test_a_server_in_another_time_zone_changes_nothing(postgres: PostgresServer,
+                                                       postgres_bundled_template: str) -> None:
     bank = postgres.create(postgres_bundled_template)
     far_away = make_url(bank).update_query_dict({"options": "-c timezone=Pacific/Auckland"})
-    graded_at = datetime(2026, 7, 1, 12, 0, tzinfo=timezone.utc)
+    graded_at = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
     try:
         for url in (far_away.render_as_string(hide_password=False), bank):  # write there, read in UTC
             engine = open_bank(url)
             with new_session(engine) as session:
                 if url != bank:
-                    record_attempt(session=session, learner_id=learner(session), key=KEY, seed=1, response="1", verdict=verdict(), at=graded_at)
+                    record_attempt(session=session, learner_id=learner(session), key=KEY, seed=1, response="1",
+                                   verdict=verdict(), at=graded_at)
                 assert session.exec(select(Attempt.created_at)).one() == graded_at
             engine.dispose()
     finally:
@@ -119,7 +123,8 @@ def test_a_server_in_another_time_zone_changes_nothing(postgres: PostgresServer,
 def test_a_64_bit_seed_is_stored(bundled_bank_url: str) -> None:
     engine = open_bank(bundled_bank_url)
     with new_session(engine) as session:
-        record_attempt(session=session, learner_id=learner(session), key=KEY, seed=2**63 - 1, response="1", verdict=verdict())
+        record_attempt(session=session, learner_id=learner(session), key=KEY, seed=2**63 - 1, response="1",
+                       verdict=verdict())
         assert session.exec(select(Attempt.seed)).one() == 2**63 - 1
     engine.dispose()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,8 +13,15 @@ from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.store import record_attempt
 from quizzer.errors import UserError
 from quizzer.grading import Verdict
-from quizzer.profiles import (current_profile_name, ensure_learner, find_learner, list_learners, os_profile_name,
-                              rename_learner, valid_name)
+from quizzer.profiles import (
+    current_profile_name,
+    ensure_learner,
+    find_learner,
+    list_learners,
+    os_profile_name,
+    rename_learner,
+    valid_name,
+)
 
 
 @pytest.fixture
@@ -81,12 +88,13 @@ def test_list_learners_counts_attempts_and_last_activity(session: Session) -> No
     ensure_learner(session=session, name="carol")
     assert ada.id is not None and bob.id is not None
     for day in (1, 3, 2):
-        record(session, ada.id, datetime(2026, 5, day, 9, tzinfo=timezone.utc))
-    record(session, bob.id, datetime(2026, 4, 1, tzinfo=timezone.utc))
+        record(session, ada.id, datetime(2026, 5, day, 9, tzinfo=UTC))
+    record(session, bob.id, datetime(2026, 4, 1, tzinfo=UTC))
     rows = {row.name: row for row in list_learners(session=session)}
     assert [name for name in rows] == ["ada", "bob", "carol"]
     assert (rows["ada"].attempts, rows["bob"].attempts, rows["carol"].attempts) == (3, 1, 0)
-    assert rows["ada"].last_active is not None and rows["ada"].last_active.replace(tzinfo=None) == datetime(2026, 5, 3, 9)
+    last_active = rows["ada"].last_active
+    assert last_active is not None and last_active.replace(tzinfo=None) == datetime(2026, 5, 3, 9)
     assert rows["carol"].last_active is None
 
 
@@ -94,7 +102,7 @@ def test_rename_keeps_progress_and_refuses_an_existing_name(session: Session) ->
     ada = ensure_learner(session=session, name="ada")
     ensure_learner(session=session, name="bob")
     assert ada.id is not None
-    record(session, ada.id, datetime(2026, 5, 1, tzinfo=timezone.utc))
+    record(session, ada.id, datetime(2026, 5, 1, tzinfo=UTC))
     with pytest.raises(UserError, match="a profile called 'bob' already exists"):
         rename_learner(session=session, old="ada", new="bob")
     with pytest.raises(UserError, match=r"no profile called 'adda' \(did you mean 'ada'\?\)"):

@@ -211,7 +211,8 @@ def test_a_malformed_file_is_one_clear_error(text: str, message: str) -> None:
 
 
 def test_an_unknown_question_refuses_the_whole_file_and_changes_nothing(bundled_bank: Path) -> None:
-    document = {**VALID, "attempts": [*VALID["attempts"], {**VALID["attempts"][0], "template_key": "practice/warmup-rat"}]}
+    misspelt = {**VALID["attempts"][0], "template_key": "practice/warmup-rat"}
+    document = {**VALID, "attempts": [*VALID["attempts"], misspelt]}
     with bank(bundled_bank) as session:
         with pytest.raises(UserError, match=r"attempts\.1\.template_key: unknown question key 'practice/warmup-rat' "
                                             r"\(did you mean 'practice/warmup-rate'\?\)"):

@@ -13,8 +13,7 @@ from sqlmodel import Session, select
 
 from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.models import Attempt, RoutedRecord, Template, TemplateTopic, Topic
-from quizzer.bank.store import (get_template, import_bundled, import_templates, record_attempt,
-                                select_templates)
+from quizzer.bank.store import get_template, import_bundled, import_templates, record_attempt, select_templates
 from quizzer.catalog import load_catalog
 from quizzer.errors import UserError
 from quizzer.grading import grade

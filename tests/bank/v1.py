@@ -7,20 +7,20 @@ import hashlib
 import random
 import sqlite3
 from contextlib import closing
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from quizzer.review import new_state, review, Rating
+from quizzer.review import Rating, new_state, review
 
 REPO = Path(__file__).resolve().parents[2]
 V1_SCHEMA = Path(__file__).with_name("fixtures") / "schema_v1.sql"
 KEYS = ("2024T3_Q1_NA Q277", "practice/warmup-rate", "practice/teacher-forcing-inputs")
-START = datetime(2026, 3, 2, 8, 15, 30, 123456, tzinfo=timezone.utc)
+START = datetime(2026, 3, 2, 8, 15, 30, 123456, tzinfo=UTC)
 
 
 def stored(moment: datetime) -> str:
     """A datetime as SQLAlchemy stores it in SQLite: naive UTC text with microseconds."""
-    return moment.astimezone(timezone.utc).replace(tzinfo=None).isoformat(" ", "microseconds")
+    return moment.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
 def build_v1_bank(path: Path, *, attempts: int = 40, seed: int = 3) -> None:
@@ -47,7 +47,8 @@ def build_v1_bank(path: Path, *, attempts: int = 40, seed: int = 3) -> None:
         for number, key in enumerate(KEYS):
             at = START + timedelta(days=number)
             state = review(new_state(at), Rating.Good, at)
-            db.execute("INSERT INTO reviewcard VALUES (?, ?, ?, ?)", (key, state.to_json(), stored(state.due), stored(at)))
+            db.execute("INSERT INTO reviewcard VALUES (?, ?, ?, ?)",
+                       (key, state.to_json(), stored(state.due), stored(at)))
         db.commit()
 
 

@@ -22,7 +22,8 @@ def test_help_and_version_do_not_import_heavy_modules() -> None:
     probe = ("import sys\nfrom quizzer.cli import main\n"
              "for args in (['--help'], ['--version']):\n"
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
-             "print(sorted(m for m in ('sqlmodel', 'sqlalchemy', 'torch', 'textual', 'numpy', 'engine') if m in sys.modules))")
+             "print(sorted(m for m in ('sqlmodel', 'sqlalchemy', 'torch', 'textual', 'numpy', 'engine')"
+             " if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
 

@@ -56,6 +56,7 @@ print("torch" in sys.modules)
 
 def test_numpy_use_leaves_torch_unimported() -> None:
     result = subprocess.run(
-        [sys.executable, "-c", NUMPY_ONLY_SESSION], capture_output=True, text=True, check=True, env={"PATH": ""}, cwd=ENGINE_DIR.parent
+        [sys.executable, "-c", NUMPY_ONLY_SESSION], capture_output=True, text=True, check=True, env={"PATH": ""},
+        cwd=ENGINE_DIR.parent,
     )
     assert result.stdout.strip() == "False"

@@ -121,7 +121,8 @@ def test_encoder_parameter_counts_as_printed(backend: ModuleType) -> None:
 
 def test_encoder_parameter_count_equals_torch_module() -> None:
     layer = nn.TransformerEncoderLayer(512, 8, 2048, dropout=0.0, batch_first=True, bias=True, device="meta")
-    assert engine.encoder_layer_params(512, 2048) == sum(p.numel() for p in layer.parameters()) == 4 * 512**2 + 2 * 512 * 2048 + 2048 + 9 * 512
+    counted = sum(p.numel() for p in layer.parameters())
+    assert engine.encoder_layer_params(512, 2048) == counted == 4 * 512**2 + 2 * 512 * 2048 + 2048 + 9 * 512
 
 
 # ------------------------------------------------------------ 5.5 additive attention
@@ -137,7 +138,7 @@ def test_additive_attention_as_printed(backend: ModuleType) -> None:
     assert squash(np.array2string(alpha, precision=3)) == "[0.384 0.327 0.176 0.113]"
     assert f"{alpha.sum():.6f}" == "1.000000"
     assert squash(np.array2string(context, precision=3)) == "[ 0.351 -0.993 -0.053]"
-    np.testing.assert_allclose(context, sum(a * h for a, h in zip(alpha, enc)), rtol=1e-12)
+    np.testing.assert_allclose(context, sum(a * h for a, h in zip(alpha, enc, strict=True)), rtol=1e-12)
 
 
 # ------------------------------------------------------------ section 6 worked checks

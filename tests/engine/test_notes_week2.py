@@ -145,7 +145,8 @@ def test_layer_norm_per_token_means_vanish(backend: ModuleType) -> None:
     ln = backend.layer_norm(NORM_X)
     assert [[f"{m:.0f}." for m in row] for row in ln.mean(-1)] == [["0.", "0."], ["0.", "0."]]
     np.testing.assert_allclose(ln.mean(-1), 0.0, atol=1e-6)
-    np.testing.assert_allclose(ln, torch.nn.LayerNorm(3, elementwise_affine=False)(torch.tensor(NORM_X)).detach().numpy(), atol=1e-6)
+    reference = torch.nn.LayerNorm(3, elementwise_affine=False)(torch.tensor(NORM_X)).detach().numpy()
+    np.testing.assert_allclose(ln, reference, atol=1e-6)
 
 
 def test_batch_norm_feature_zero_as_printed(backend: ModuleType) -> None:
@@ -161,7 +162,8 @@ def test_single_token_layer_norm_as_printed(backend: ModuleType) -> None:
 
 
 def test_layer_norm_of_1_2_3_is_minus_root_one_and_a_half_0_root_one_and_a_half(backend: ModuleType) -> None:
-    np.testing.assert_allclose(backend.layer_norm([1.0, 2.0, 3.0], eps=0.0), [-math.sqrt(1.5), 0.0, math.sqrt(1.5)], rtol=1e-15)
+    np.testing.assert_allclose(backend.layer_norm([1.0, 2.0, 3.0], eps=0.0), [-math.sqrt(1.5), 0.0, math.sqrt(1.5)],
+                               rtol=1e-15)
 
 
 def test_batch_norm_rejects_one_value_per_channel_as_printed(backend: ModuleType) -> None:
@@ -192,7 +194,8 @@ def test_uniform_label_smoothing_four_classes_as_printed(backend: ModuleType) ->
 
 
 def test_non_gold_label_smoothing_gives_gold_point_nine(backend: ModuleType) -> None:
-    np.testing.assert_allclose(backend.label_smoothing_targets(5, 2, 0.1, "non_gold"), [0.025, 0.025, 0.9, 0.025, 0.025], rtol=1e-12)
+    targets = backend.label_smoothing_targets(5, 2, 0.1, "non_gold")
+    np.testing.assert_allclose(targets, [0.025, 0.025, 0.9, 0.025, 0.025], rtol=1e-12)
 
 
 def test_smoothed_loss_as_printed() -> None:
@@ -203,7 +206,8 @@ def test_smoothed_loss_as_printed() -> None:
     # The printed digits are float32 rounding: NumPy's float32 path lands within 2 float32 ulps,
     # and in float64 both backends agree on the exact value 0.6682716850.
     assert engine.get_backend("numpy").smoothed_cross_entropy(logits, [2], 0.1) == pytest.approx(0.66827178, abs=2e-7)
-    exact = [engine.get_backend(name).smoothed_cross_entropy(logits.astype(np.float64), [2], 0.1) for name in engine.BACKENDS]
+    exact = [engine.get_backend(name).smoothed_cross_entropy(logits.astype(np.float64), [2], 0.1)
+             for name in engine.BACKENDS]
     assert exact[0] == pytest.approx(exact[1], abs=1e-12)
     log_p = logits[0].astype(np.float64) - np.log(np.exp(logits[0].astype(np.float64)).sum())
     assert exact[0] == pytest.approx(-(np.array([0.025, 0.025, 0.925, 0.025]) * log_p).sum(), abs=1e-12)

@@ -135,7 +135,7 @@ def test_sdpa_backends_agree(seed: int, B: int, T_q: int, T_k: int, d_k: int, d_
 def test_additive_attention_backends_agree(seed: int, T_s: int, d_h: int, d_s: int, d_a: int) -> None:
     rng = np.random.default_rng(seed)
     args = normal(rng, T_s, d_h), normal(rng, d_s), normal(rng, d_h, d_a), normal(rng, d_s, d_a), normal(rng, d_a)
-    for ours, theirs in zip(NP.additive_attention(*args), PT.additive_attention(*args)):
+    for ours, theirs in zip(NP.additive_attention(*args), PT.additive_attention(*args), strict=True):
         close(theirs, ours)
 
 
@@ -230,7 +230,8 @@ def layer_inputs(seed: int, B: int, T: int, S: int, h: int, d_k: int) -> tuple[n
 
 
 @FEW
-@given(seed=seeds, B=small, T=small, h=small, d_k=small, norm_first=st.booleans(), bias=st.booleans(), masked=st.booleans())
+@given(seed=seeds, B=small, T=small, h=small, d_k=small, norm_first=st.booleans(), bias=st.booleans(),
+       masked=st.booleans())
 def test_encoder_layer_equals_torch_module(
     seed: int, B: int, T: int, h: int, d_k: int, norm_first: bool, bias: bool, masked: bool
 ) -> None:
@@ -258,7 +259,8 @@ def test_decoder_layer_equals_torch_module(
     sd = randomized(module.double(), seed)
     with torch.no_grad():
         expected = module.eval()(
-            torch.from_numpy(y), torch.from_numpy(memory), tgt_mask=torch_mask(tgt_mask, h), memory_mask=torch_mask(memory_mask, h)
+            torch.from_numpy(y), torch.from_numpy(memory), tgt_mask=torch_mask(tgt_mask, h),
+            memory_mask=torch_mask(memory_mask, h),
         ).numpy()
     for backend in (NP, PT):
         close64(backend.decoder_layer(y, memory, sd, tgt_mask, memory_mask, norm_first, num_heads=h), expected)
@@ -307,7 +309,8 @@ def with_norm_affine(layer: nn.Module, affine: bool) -> nn.Module:
 
 
 @FEW
-@given(d=st.integers(1, 96), d_ff=st.integers(1, 200), h=st.integers(1, 4), bias=st.booleans(), affine=st.booleans(), V=st.integers(1, 500))
+@given(d=st.integers(1, 96), d_ff=st.integers(1, 200), h=st.integers(1, 4), bias=st.booleans(), affine=st.booleans(),
+       V=st.integers(1, 500))
 def test_parameter_counts_equal_torch_modules(d: int, d_ff: int, h: int, bias: bool, affine: bool, V: int) -> None:
     d_model = d * h  # divisible by h: the head count must not change any count
     linear = partial(nn.Linear, bias=bias, device="meta")
@@ -316,7 +319,8 @@ def test_parameter_counts_equal_torch_modules(d: int, d_ff: int, h: int, bias: b
     expected = {
         ("mha_params", (d_model, bias)): nn.MultiheadAttention(d_model, h, bias=bias, device="meta"),
         ("ffn_params", (d_model, d_ff, bias)): nn.Sequential(linear(d_model, d_ff), linear(d_ff, d_model)),
-        ("layer_norm_params", (d_model, bias, affine)): nn.LayerNorm(d_model, elementwise_affine=affine, bias=bias, device="meta"),
+        ("layer_norm_params", (d_model, bias, affine)): nn.LayerNorm(d_model, elementwise_affine=affine, bias=bias,
+                                                                      device="meta"),
         ("encoder_layer_params", (d_model, d_ff, bias, affine)): with_norm_affine(encoder(), affine),
         ("decoder_layer_params", (d_model, d_ff, bias, affine)): with_norm_affine(decoder(), affine),
         ("output_projection_params", (d_model, V, bias)): linear(d_model, V),
@@ -325,8 +329,10 @@ def test_parameter_counts_equal_torch_modules(d: int, d_ff: int, h: int, bias: b
     for (name, args), module in expected.items():
         assert getattr(NP, name)(*args) == getattr(PT, name)(*args) == counted(module), name
     layers = nn.ModuleList(encoder() for _ in range(3))
-    assert NP.stack_params(NP.encoder_layer_params(d_model, d_ff, bias), 3) == PT.stack_params(counted(layers[0]), 3) == counted(layers)
-    assert NP.score_entries(d, h, d_ff, V) == PT.score_entries(d, h, d_ff, V) == torch.empty(d, h, d_ff, V, device="meta").numel()
+    stacked = NP.stack_params(NP.encoder_layer_params(d_model, d_ff, bias), 3)
+    assert stacked == PT.stack_params(counted(layers[0]), 3) == counted(layers)
+    entries = torch.empty(d, h, d_ff, V, device="meta").numel()
+    assert NP.score_entries(d, h, d_ff, V) == PT.score_entries(d, h, d_ff, V) == entries
 
 
 @FEW
@@ -343,7 +349,8 @@ def test_tied_output_projection_counts_shared_weights_once(d: int, V: int, bias:
 
 
 @FEW
-@given(seed=seeds, N=small, V=st.integers(2, 8), eps=st.floats(0, 1), convention=st.sampled_from(["uniform", "non_gold"]))
+@given(seed=seeds, N=small, V=st.integers(2, 8), eps=st.floats(0, 1),
+       convention=st.sampled_from(["uniform", "non_gold"]))
 def test_label_smoothing_and_loss_backends_agree(seed: int, N: int, V: int, eps: float, convention: str) -> None:
     rng = np.random.default_rng(seed)
     target, logits = rng.integers(V, size=N), 3 * rng.normal(size=(N, V))
@@ -359,7 +366,8 @@ def test_label_smoothing_and_loss_backends_agree(seed: int, N: int, V: int, eps:
 @pytest.mark.parametrize("name", engine.BACKENDS)
 def test_label_smoothing_rejects_bad_arguments(name: str) -> None:
     backend = engine.get_backend(name)
-    for args in [(5, 2, 0.1, "gold"), (5, 2, 1.5, "uniform"), (5, 2, -0.1, "uniform"), (5, 5, 0.1, "uniform"), (5, [0, -1], 0.1, "uniform")]:
+    for args in [(5, 2, 0.1, "gold"), (5, 2, 1.5, "uniform"), (5, 2, -0.1, "uniform"), (5, 5, 0.1, "uniform"),
+                 (5, [0, -1], 0.1, "uniform")]:
         with pytest.raises(ValueError):
             backend.label_smoothing_targets(*args)
     assert backend.label_smoothing_targets(3, [0, 2], 0.3).shape == (2, 3)
@@ -393,14 +401,16 @@ def test_dot_product_variance_backends_agree(seed: int, d_k: int) -> None:
 
 @FEW
 @given(seed=seeds, B=small, T_q=small, T_k=small, h=small, d_k=small, cross=st.booleans())
-def test_attention_shapes_match_real_computation(seed: int, B: int, T_q: int, T_k: int, h: int, d_k: int, cross: bool) -> None:
+def test_attention_shapes_match_real_computation(seed: int, B: int, T_q: int, T_k: int, h: int, d_k: int,
+                                                 cross: bool) -> None:
     rng = np.random.default_rng(seed)
     d_model = h * d_k
     T_k = T_k if cross else T_q
     shapes = NP.attention_shapes(B, T_q, d_model, h, T_k if cross else None)
     assert PT.attention_shapes(B, T_q, d_model, h, T_k if cross else None) == shapes
     w = normal(rng, 3 * d_model, d_model)
-    out, weights = NP.multi_head_attention(normal(rng, B, T_q, d_model), normal(rng, B, T_k, d_model), w, None, w[:d_model], None, h)
+    out, weights = NP.multi_head_attention(normal(rng, B, T_q, d_model), normal(rng, B, T_k, d_model), w, None,
+                                           w[:d_model], None, h)
     assert shapes["out"] == out.shape and shapes["A"] == weights.shape
     assert shapes["concat"] == (B, T_q, d_model) and shapes["W_O"] == (d_model, d_model)
 

@@ -59,7 +59,8 @@ def test_every_formula_of_every_template_converts_and_compiles() -> None:
     spans = _bank_math()
     assert len(spans) > 1000  # seed 0 of all templates: the formulas the bank really uses
     converted = [latex_to_typst(tex, strict=True) for tex, _ in spans]  # strict: nothing unknown
-    body = "\n\n".join(f"$ {code} $" if display else f"${code}$" for code, (_, display) in zip(converted, spans))
+    body = "\n\n".join(f"$ {code} $" if display else f"${code}$"
+                       for code, (_, display) in zip(converted, spans, strict=True))
     pdf = typst.compile(f"#set page(width: 30cm, height: auto)\n{body}".encode(), ignore_system_fonts=True)
     assert pdf.startswith(b"%PDF")
 

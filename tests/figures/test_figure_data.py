@@ -70,7 +70,8 @@ def test_json_carries_prompt_figures_always_and_solution_figures_with_solutions(
     ({**HEATMAP, "x": "arange(3)"}, "field 'figure': 'x' cannot be used in a 'heatmap' figure"),
     ({"kind": "lines", "x": "arange(3)"}, "a 'lines' figure needs 'series'"),
     ({**LINES, "series": [{"y": f"x + {i}"} for i in range(9)]}, "field 'figure.series'"),
-    ({**LINES, "series": [{"y": "x", "lable": "a"}]}, "field 'figure.series.0.lable': unknown field 'lable' (did you mean 'label'?)"),
+    ({**LINES, "series": [{"y": "x", "lable": "a"}]},
+     "field 'figure.series.0.lable': unknown field 'lable' (did you mean 'label'?)"),
     ({**HEATMAP, "decimals": 9}, "field 'figure.decimals'"),
 ])
 def test_bad_specs_are_refused_at_load_naming_the_field(figure: dict[str, Any], message: str) -> None:

@@ -3,22 +3,31 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizzer.mastery import (BKTParams, GradedAttempt, TopicMastery, guess_probability, mastered, posterior,
-                             replay, update)
+from quizzer.mastery import (
+    BKTParams,
+    GradedAttempt,
+    TopicMastery,
+    guess_probability,
+    mastered,
+    posterior,
+    replay,
+    update,
+)
 
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 # p_init 0.2, learn 0.15, slip 0.1 and guess 0.25 (a four-option choice) throughout the hand arithmetic.
 P = BKTParams(p_init=0.2, p_learn=0.15, p_slip=0.1, p_guess=0.25)
 
 
 def attempt(key: str, verdict: str, score: float, minutes: int) -> GradedAttempt:
-    return GradedAttempt(key=key, seed=1, verdict=verdict, score=score, seconds=30.0, at=T0 + timedelta(minutes=minutes))
+    return GradedAttempt(key=key, seed=1, verdict=verdict, score=score, seconds=30.0,
+                         at=T0 + timedelta(minutes=minutes))
 
 
 def test_correct_update_by_hand() -> None:

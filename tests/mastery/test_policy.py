@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -12,7 +12,7 @@ from quizzer.mastery import TopicMastery
 from quizzer.policy import Candidate, Pick, next_question
 from quizzer.review import Rating, ReviewState, new_state, review
 
-NOW = datetime(2025, 3, 10, 12, 0, tzinfo=timezone.utc)
+NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 
 

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import fsrs
 import pytest
 
-from quizzer.review import (SCHEDULER, Rating, ReviewState, State, expected_seconds_for, is_due, new_state,
-                            overdue, rating_for, retrievability, review)
+from quizzer.review import (
+    SCHEDULER,
+    Rating,
+    ReviewState,
+    State,
+    expected_seconds_for,
+    is_due,
+    new_state,
+    overdue,
+    rating_for,
+    retrievability,
+    review,
+)
 
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 MIN, HOUR, DAY = timedelta(minutes=1), timedelta(hours=1), timedelta(days=1)
 
 
@@ -124,8 +135,8 @@ def test_other_aware_zones_are_converted() -> None:
     via_zoneinfo = review(new_state(T0), Rating.Good, T0.astimezone(ZoneInfo("UTC")))
     via_offset = review(new_state(T0), Rating.Good, sydney)
     assert via_offset == via_zoneinfo == review(new_state(T0), Rating.Good, T0)
-    assert via_offset.due.tzinfo is timezone.utc
-    assert new_state(sydney).due.tzinfo is timezone.utc
+    assert via_offset.due.tzinfo is UTC
+    assert new_state(sydney).due.tzinfo is UTC
 
 
 def test_naive_datetimes_are_rejected() -> None:
@@ -181,7 +192,7 @@ def test_json_round_trip(make: object) -> None:
     assert isinstance(text, str)
     back = ReviewState.from_json(text)
     assert back == state
-    assert back.due.tzinfo is timezone.utc
+    assert back.due.tzinfo is UTC
     assert back.to_json() == text
 
 

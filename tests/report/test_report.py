@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template
 
 REPO = Path(__file__).resolve().parents[2]
-NOW = datetime(2026, 11, 29, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 LEARNERS = [f"learner{n:02d}" for n in range(30)]
 IDLE = {"learner00", "learner01", "learner02"}  # practised weeks ago, nothing this week
 PAPER = "2024T3_Q1_NA"
@@ -71,7 +71,7 @@ def test_stronger_learners_show_as_higher_mastery(attempts: list[ClassAttempt],
                                                   templates: dict[str, Template]) -> None:
     weak = build_report(attempts, LEARNERS[:10], templates, load_catalog(), now=NOW)
     strong = build_report(attempts, LEARNERS[-10:], templates, load_catalog(), now=NOW)
-    medians = [(w.quartiles[1], s.quartiles[1]) for w, s in zip(weak.topics, strong.topics)
+    medians = [(w.quartiles[1], s.quartiles[1]) for w, s in zip(weak.topics, strong.topics, strict=False)
                if w.quartiles and s.quartiles and w.learners >= 5 and s.learners >= 5]
     assert medians and all(s > w for w, s in medians)
 

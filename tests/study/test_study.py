@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -94,7 +95,7 @@ def test_next_never_repeats_the_last_template(study: Study) -> None:
     shown = [study.next().instance.key for _ in range(30)]
     narrow = [study.next(paper="2025T3_ET_AN").instance.key for _ in range(12)]  # a paper of 3 questions
     for keys in (shown, narrow):
-        assert all(a != b for a, b in zip(keys, keys[1:]))
+        assert all(a != b for a, b in itertools.pairwise(keys))
     assert len(set(narrow)) == 3
 
 

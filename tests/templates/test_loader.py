@@ -54,10 +54,15 @@ def test_valid_minimal_template_loads() -> None:
     ("- just\n- a list\n", "a template file must be a YAML mapping"),
     ("", "the file is empty"),
     ("key: [unclosed\n", "t.yaml:2: invalid YAML"),
-    ("key: x\n  bad: indent\n", "t.yaml:2: invalid YAML"),
+    ("key: x\n  bad: indent\n", "t.yaml:2: template 'x bad': invalid YAML"),
     ("!!python/object/apply:os.system ['touch /tmp/pwned']\n", "YAML tag"),
     ("key: !!python/name:os.system\n", "YAML tag"),
-    ("a: &x [1, 2]\nb: *x\n", "t.yaml:2: YAML aliases ('*name') are not allowed"),
+    ("a: &x [1, 2]\nb: *x\n", "t.yaml:2: field 'b': YAML aliases ('*name') are not allowed"),
+    ("key: x\nanswer: !!python/object/new:os.system [ls]\n", "t.yaml:2: template 'x': field 'answer': YAML tag"),
+    ("key: x\nweek: " + "9" * 5000 + "\n", "field 'week': a number with 5,000 digits is too large"),
+    ("key: x\ntitle: \"\\e]52;c;aGk=\\a\"\n", "t.yaml:2: template 'x': field 'title': control character U+001B"),
+    ("key: x\ntitle: 2024-13-45\n",
+     "t.yaml:2: template 'x': field 'title': invalid YAML value: month must be in 1..12"),
     ("a: " + "[" * 20 + "]" * 20 + "\n", "nests deeper than 12 levels"),
 ])
 def test_bad_template_is_one_clear_line(text: str, message: str) -> None:

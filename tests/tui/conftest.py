@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from quizzer.tui.app import Filters, QuizzerApp, make_app
 
-START = datetime(2026, 11, 29, 9, 0, tzinfo=timezone.utc)
+START = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 
 
 class FakeClock:

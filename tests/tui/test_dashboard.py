@@ -73,7 +73,7 @@ def test_long_topic_names_end_in_an_ellipsis(new_app: Callable[..., QuizzerApp])
             full = [topic.name for topic in load_catalog().topics.values()]
             assert any(name.endswith("…") for name in names)
             assert all(name == whole or (name.endswith("…") and whole.startswith(name[:-1]))
-                       for name, whole in zip(names, full))
+                       for name, whole in zip(names, full, strict=True))
 
     asyncio.run(scenario())
 

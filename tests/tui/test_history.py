@@ -6,7 +6,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +20,7 @@ from quizzer.bank.models import Attempt
 from quizzer.study import Study
 from quizzer.templates.instance import make_instance
 from quizzer.tui.app import QuizzerApp
-from quizzer.tui.screens.history import (HistoryScreen, Point, course_mastery, friendly_time, running_mean,
-                                         topic_series)
+from quizzer.tui.screens.history import HistoryScreen, Point, course_mastery, friendly_time, running_mean, topic_series
 from tests.tui.conftest import FakeClock, loaded
 
 Q277 = "2024T3_Q1_NA Q277"  # integer; seed 0's answer is 18,944,000
@@ -108,7 +107,7 @@ def test_course_mastery_counts_untried_topics_at_the_prior() -> None:
 
 
 def test_friendly_time_is_local_and_relative_to_now(utc_zone: None) -> None:
-    now = datetime(2026, 11, 29, 18, 0, tzinfo=timezone.utc)  # a Sunday
+    now = datetime(2026, 11, 29, 18, 0, tzinfo=UTC)  # a Sunday
     assert friendly_time(now - timedelta(hours=2), now) == "today 16:00"
     assert friendly_time(datetime(2026, 11, 28, 23, 59), now) == "yesterday 23:59"  # naive means UTC
     assert friendly_time(now - timedelta(days=4), now) == "Wed 18:00"

@@ -166,7 +166,8 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
             assert {row.id for row in dashboard.data.topics if row.attempts} == tried
 
     asyncio.run(scenario())
-    assert {c.template_key for c in review_cards(bundled_bank_url)} == {a.template_key for a in attempts(bundled_bank_url)}
+    reviewed = {card.template_key for card in review_cards(bundled_bank_url)}
+    assert reviewed == {attempt.template_key for attempt in attempts(bundled_bank_url)}
 
 
 def test_practise_with_a_topic_opens_straight_on_that_topic(new_app: Callable[..., QuizzerApp]) -> None:

@@ -115,14 +115,15 @@ class DashboardScreen(Screen[None]):
         topics = self.query_one("#topics", DataTable)
         if self.data is None or not topics.size.width:
             return
-        widths = column_widths(topics.size.width - SCROLLBAR, max((len(row.name) for row in self.data.topics), default=0))
+        longest = max((len(row.name) for row in self.data.topics), default=0)
+        widths = column_widths(topics.size.width - SCROLLBAR, longest)
         topic_width, mistake_width = widths
         cursor = topics.cursor_row
         topics.clear(columns=widths != self.widths)
         if widths != self.widths:
             self.widths = widths
             for label, width in zip(("Wk", "Topic", "Mastery", "Tries", "Acc", "Due"),
-                                    (FIXED[0], topic_width, *FIXED[1:])):
+                                    (FIXED[0], topic_width, *FIXED[1:]), strict=True):
                 topics.add_column(label, width=width)
             if mistake_width:
                 topics.add_column("Top mistake", width=mistake_width)

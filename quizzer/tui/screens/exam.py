@@ -23,8 +23,7 @@ from quizzer.templates.instance import Instance
 from quizzer.tui.screens.practice import answer_widget
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
-from quizzer.tui.widgets.question_view import (VERDICT_STYLE, answer_markdown, feedback_markdown,
-                                                  question_markdown)
+from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
 from quizzer.tui.widgets.recall_box import RecallBox
 
 TIMER_CHOICES = ((0, "No timer"), (1, "1 min per question"), (2, "2 min per question"),

@@ -19,8 +19,15 @@ from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
-from quizzer.mastery import (MASTERY_THRESHOLD, BKTParams, GradedAttempt, TopicMastery, as_utc, guess_probability,
-                             observe)
+from quizzer.mastery import (
+    MASTERY_THRESHOLD,
+    BKTParams,
+    GradedAttempt,
+    TopicMastery,
+    as_utc,
+    guess_probability,
+    observe,
+)
 from quizzer.study import Study
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
@@ -224,6 +231,7 @@ class HistoryScreen(Screen[None]):
         one_day = moments[0].date() == moments[-1].date()
         labels = [f"{m:%H:%M}" if one_day else f"{m.day} {m:%b}" for m in moments]
         # A label is shown once, at the first answer that has it.
-        ticks = [(n, label) for i, (n, label) in enumerate(zip(numbers, labels)) if label not in labels[:i]]
+        ticks = [(n, label) for i, (n, label) in enumerate(zip(numbers, labels, strict=True))
+                 if label not in labels[:i]]
         plt.xticks([n for n, _ in ticks], [label for _, label in ticks])
         plt.xlim(0.5, count + 0.5)

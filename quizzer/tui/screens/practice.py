@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding

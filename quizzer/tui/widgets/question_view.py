@@ -48,7 +48,8 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
     if instance.kind in ("choice", "multi"):
         lines += [options_markdown(instance, verdict.reading), ""]
     elif instance.kind == "text":
-        lines += [f"You rated yourself: **{verdict.reading}**", "", answer_markdown("Model answer", verdict.expected), ""]
+        lines += [f"You rated yourself: **{verdict.reading}**", "",
+                  answer_markdown("Model answer", verdict.expected), ""]
     else:
         if verdict.reading:
             lines.append(f"You answered: {render_math(verdict.reading)}  ")
