@@ -186,11 +186,15 @@ def replay(attempts: Iterable[GradedAttempt], template_topics: Mapping[str, Sequ
     states: dict[str, TopicMastery] = {}
     for attempt in ordered:
         topics = template_topics.get(attempt.key)
-        if not topics:  # a template since removed from the bank: its topics are unknown
-            continue
-        kind = template_kinds[attempt.key]
-        guessed = dataclasses.replace(params, p_guess=guess_probability(kind, options_count.get(attempt.key)))
-        for topic in dict.fromkeys(topics):  # a topic listed twice is still one observation
-            before = states.get(topic, TopicMastery(p_known=params.p_init))
-            states[topic] = observe(before, attempt, guessed)
+        if topics:  # otherwise a template since removed from the bank: its topics are unknown
+            fold_attempt(states, attempt, topics, template_kinds[attempt.key], options_count.get(attempt.key), params)
     return states
+
+
+def fold_attempt(states: dict[str, TopicMastery], attempt: GradedAttempt, topics: Sequence[str], kind: str,
+           n_options: int | None, params: BKTParams = BKTParams()) -> None:
+    """Update ``states`` in place with one attempt, the latest so far, on a template carrying ``topics``."""
+    guessed = dataclasses.replace(params, p_guess=guess_probability(kind, n_options))
+    for topic in dict.fromkeys(topics):  # a topic listed twice is still one observation
+        before = states.get(topic, TopicMastery(p_known=params.p_init))
+        states[topic] = observe(before, attempt, guessed)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
@@ -21,7 +21,7 @@ from quizzer.bank.store import all_templates, record_attempt
 from quizzer.catalog import Catalog
 from quizzer.clock import Clock, utcnow
 from quizzer.grading import Verdict, grade, self_grade
-from quizzer.mastery import GradedAttempt, TopicMastery, as_utc, mastered, replay
+from quizzer.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
 from quizzer.policy import Pick, next_question
 from quizzer.review import ReviewState, is_due, new_state, rating_for, review
 from quizzer.templates.instance import Instance, make_instance
@@ -64,6 +64,21 @@ class Question:
     reason: str
 
 
+@dataclass
+class RunningMastery:
+    """A learner's per-topic mastery and how much of the history it reflects."""
+
+    states: dict[str, TopicMastery]
+    count: int
+    last_id: int | None
+    latest: datetime | None
+
+
+def _graded(attempt: Attempt) -> GradedAttempt:
+    return GradedAttempt(attempt.template_key, attempt.seed, attempt.verdict, attempt.score, attempt.seconds,
+                         attempt.created_at)
+
+
 @dataclass(frozen=True)
 class Recorded:
     """An answer already committed to the bank, and the review card it replaced (to revise it)."""
@@ -86,6 +101,9 @@ class Study:
 
     def __post_init__(self) -> None:
         self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=self.session)}
+        # This learner's mastery, kept up to date as answers are recorded, so choosing the next
+        # question does not replay the whole history (hours of revision are thousands of attempts).
+        self._running: RunningMastery | None = None
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -103,15 +121,39 @@ class Study:
         return self.learner.id
 
     def mastery(self, attempts: Sequence[Attempt] | None = None) -> dict[str, TopicMastery]:
-        history = [GradedAttempt(a.template_key, a.seed, a.verdict, a.score, a.seconds, a.created_at)
-                   for a in (self.attempts() if attempts is None else attempts)]
-        return replay(history, {k: t.topics for k, t in self.templates.items()},
+        """Per-topic mastery after ``attempts`` (default: this learner's whole history)."""
+        if attempts is None:
+            return dict(self._current_mastery().states)
+        return replay([_graded(a) for a in attempts], {k: t.topics for k, t in self.templates.items()},
                       {k: t.kind for k, t in self.templates.items()},
                       {k: len(t.choices or ()) for k, t in self.templates.items() if t.choices})
 
+    def _current_mastery(self) -> RunningMastery:
+        """The running mastery, replayed afresh when the bank holds answers it has not seen (another
+        window, an imported progress file) or when one was withdrawn."""
+        seen = select(func.count(col(Attempt.id)), func.max(col(Attempt.id)))
+        count, last_id = self.session.exec(seen.where(Attempt.learner_id == self.learner_id)).one()
+        if self._running is None or (self._running.count, self._running.last_id) != (count, last_id):
+            attempts = self.attempts()
+            self._running = RunningMastery(self.mastery(attempts), len(attempts), last_id,
+                                           max((a.created_at for a in attempts), default=None))
+        return self._running
+
+    def _learn_from(self, attempt: Attempt) -> None:
+        """Fold a just-recorded attempt into the running mastery (if it is the latest, as it is
+        unless the clock went back: then the next read replays)."""
+        running, template = self._running, self.templates.get(attempt.template_key)
+        out_of_order = running is not None and running.latest is not None and attempt.created_at < running.latest
+        if running is None or template is None or out_of_order:
+            self._running = None
+            return
+        fold_attempt(running.states, _graded(attempt), template.topics, template.kind,
+                     len(template.choices or ()) or None)
+        running.count, running.last_id, running.latest = running.count + 1, attempt.id, attempt.created_at
+
     def dashboard(self) -> Dashboard:
         attempts = self.attempts()
-        mastery, states, now = self.mastery(attempts), self.review_states(), self._now()
+        mastery, states, now = self.mastery(), self.review_states(), self._now()
         due_keys = {key for key, state in states.items() if is_due(state, now)}
         return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(mastery),
                          len(attempts), len(due_keys))
@@ -180,6 +222,7 @@ class Study:
 
     def _withdraw(self, key: str, earlier: Recorded) -> None:
         """Stage the removal of an attempt and the restoring of the review card it replaced."""
+        self._running = None  # mastery is replayed without the withdrawn answer
         attempt = self.session.get(Attempt, earlier.attempt_id)
         if attempt is not None:
             self.session.delete(attempt)
@@ -207,6 +250,7 @@ class Study:
         attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
                                  seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
         assert attempt.id is not None
+        self._learn_from(attempt)
         return Recorded(attempt.id, before)
 
     def paper_instances(self, paper: str, seed: int) -> list[Instance]:

@@ -280,3 +280,35 @@ def test_each_learner_sees_only_their_own_progress(study: Study, session: Sessio
     assert study.review_states()[instance.key] != bob.review_states()[instance.key]
     assert [a.verdict for a in study.attempts()] == ["correct", "incorrect"]
     assert [a.verdict for a in bob.attempts()] == ["incorrect"]
+
+
+def answer(study: Study, instance: Instance, right: bool) -> None:
+    response = ("good" if right else "again") if instance.kind == "text" else (
+        instance.answer_text if right else "banana")
+    grade = study.self_rate if instance.kind == "text" else study.submit
+    grade(instance, response, 20.0)
+
+
+def test_running_mastery_equals_a_full_replay(study: Study, clock: FakeClock) -> None:
+    """The app folds each answer into the mastery it keeps; it must agree with replaying everything."""
+    for number in range(24):
+        clock.advance(minutes=3)
+        instance = study.next().instance
+        answer(study, instance, right=number % 3 != 0)
+        assert study.mastery() == study.mastery(study.attempts())
+    assert len(study.attempts()) > 0
+
+
+def test_running_mastery_sees_answers_given_in_another_window(study: Study, session: Session,
+                                                             bundled_bank_url: str, clock: FakeClock) -> None:
+    first = study.next(topic="softmax").instance
+    answer(study, first, right=True)
+    before = study.mastery()
+    with other_connection(bundled_bank_url) as elsewhere:  # the same learner, another window
+        other = Study(session=elsewhere, catalog=study.catalog, learner=ensure_learner(session=elsewhere, name="ada"),
+                      clock=clock, rng=random.Random(3))
+        clock.advance(minutes=1)
+        answer(other, other.next(topic="softmax").instance, right=True)
+    after = study.mastery()
+    assert after["softmax"].attempts == before["softmax"].attempts + 1
+    assert after == study.mastery(study.attempts())
