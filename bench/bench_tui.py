@@ -20,10 +20,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC
 from pathlib import Path
 from typing import Any
 
 ITERATIONS = 20
+HISTORY = 2000  # past answers in the "months of revision" bank
 COLD_STARTS, WARM_STARTS = 3, 5
 SIZE = (120, 40)
 
@@ -52,6 +54,32 @@ async def start_up(db: str) -> tuple[float, float]:
         await until(lambda: app.screen.query_one("#topics", DataTable).row_count > 0)
         filled = time.perf_counter() - started
     return painted, filled
+
+
+def add_history(db: str, answers: int) -> None:
+    """Give the app's profile ``answers`` past attempts (right and wrong, over many days), as a
+    student has after weeks of revision: the next question must not slow down with them."""
+    import random
+    from datetime import datetime, timedelta
+
+    from quizzer.bank.ready import open_ready_bank
+    from quizzer.bank.store import all_templates, record_attempt
+    from quizzer.grading import grade
+    from quizzer.profiles import current_profile_name, ensure_learner
+    from quizzer.templates.instance import make_instance
+
+    engine, session = open_ready_bank(db)
+    learner_id = ensure_learner(session=session, name=current_profile_name()).id
+    templates, rng = [t for t in all_templates(session=session) if t.kind != "text"], random.Random(1)
+    start = datetime.now(UTC) - timedelta(days=60)
+    for number in range(answers):
+        instance = make_instance(rng.choice(templates), rng.randrange(1, 1_000_000))
+        verdict = grade(instance.spec, instance.answer_text)
+        record_attempt(session=session, learner_id=learner_id, key=instance.key, seed=instance.seed,
+                       response=instance.answer_text, verdict=verdict, seconds=30.0,
+                       at=start + timedelta(minutes=40 * number))
+    session.close()
+    engine.dispose()
 
 
 async def practise(db: str) -> tuple[list[float], list[float], set[str]]:
@@ -164,6 +192,8 @@ def main() -> None:
         warm = [asyncio.run(start_up(warm_db)) for _ in range(WARM_STARTS)]
         submits, nexts, kinds = asyncio.run(practise(warm_db))
         command_line = [from_the_command_line(warm_db) for _ in range(WARM_STARTS)]
+        add_history(warm_db, HISTORY)
+        _, nexts_with_history, _ = asyncio.run(practise(warm_db))
     print(f"{'terminal app (Pilot, headless, 120x40)':<42} {'median ms':>9} {'min':>9} {'max':>9} {'n':>4}")
     print(row("start → dashboard on screen", [p for p, _ in warm]))
     print(row("start → dashboard filled (new bank)", [f for _, f in cold]))
@@ -172,6 +202,7 @@ def main() -> None:
     print(row("`quizzer` in a terminal → dashboard filled", [f for _, f in command_line]))
     print(row("submit → feedback shown", submits))
     print(row("next → new question shown", nexts))
+    print(row(f"next → new question ({HISTORY:,} past answers)", nexts_with_history))
     print(f"question kinds answered: {', '.join(sorted(kinds))}")
 
 
