@@ -22,8 +22,10 @@ def verdict_line(verdict: Verdict) -> str:
 
 def answer_markdown(label: str, text: str) -> str:
     """`label: **answer**`, or for an answer of several lines (bold cannot span paragraphs) a block."""
-    shown = render_math(text).strip()
-    return f"{label}:\n\n{shown}" if "\n" in shown else f"{label}: **{shown}**"
+    # Only blank lines are trimmed at the start: a display formula is an indented block, and
+    # losing its first line's indentation would run the formula's rows into one paragraph.
+    shown = render_math(text).rstrip().lstrip("\n")
+    return f"{label}:\n\n{shown}" if "\n" in shown else f"{label}: **{shown.strip()}**"
 
 
 def options_markdown(instance: Instance, reading: str | None) -> str:
