@@ -166,9 +166,25 @@ def add(
 
     loaded = validate_files(template_files(files), seeds=seeds)
     with bank_session() as session:
+        _refuse_bundled_keys(session, loaded)
         report = import_templates(session=session, loaded=loaded)
         session.commit()
     typer.echo(f"{report.summary()}.")
+
+
+def _refuse_bundled_keys(session: Session, loaded: list[Any]) -> None:
+    """A bundled question cannot be replaced with `add`: the bundled file is re-imported whenever it
+    differs from the bank, which would silently undo the change at the next start."""
+    from quizzer.bank.models import Template
+    from quizzer.catalog import questions_dir
+
+    bundled = questions_dir().resolve()
+    for item in loaded:
+        row = session.get(Template, item.template.key)
+        if row is not None and Path(row.file).resolve().is_relative_to(bundled) \
+                and Path(item.path).resolve() != Path(row.file).resolve():
+            raise UserError(f"template {item.template.key!r} is a bundled question ({row.file}); give your version "
+                            "a key of its own, e.g. 'practice/my-…', or edit the bundled file", where=str(item.path))
 
 
 # --- browsing -----------------------------------------------------------------------------------

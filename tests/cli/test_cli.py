@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from quizzer.catalog import questions_dir
 from quizzer.cli import app
 
 runner = CliRunner()
@@ -178,3 +179,16 @@ def test_duplicate_keys_across_files(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text(NEW_TEMPLATE)
     code, _, err = run("validate", str(tmp_path))
     assert code == 2 and "duplicate key: also defined in" in err and "a.yaml" in err
+
+
+def test_add_refuses_to_replace_a_bundled_question(tmp_path: Path) -> None:
+    """The bundled file would be re-imported at the next start and silently undo the change."""
+    bundled = questions_dir() / "week2" / "training_tricks" / "warmup-rate.yaml"
+    edited = tmp_path / "warmup-rate.yaml"
+    edited.write_text(bundled.read_text(encoding="utf-8").replace("\ntitle: ", "\ntitle: (mine) ", 1), encoding="utf-8")
+    code, out, err = run("add", str(edited))
+    assert code == 2 and out == ""
+    assert err.startswith(f"quizzer: {edited}: template 'practice/warmup-rate' is a bundled question")
+    assert "a key of its own" in err and len(err.strip().splitlines()) == 1
+    _, shown, _ = run("show", "practice/warmup-rate")
+    assert "(mine)" not in shown
