@@ -8,20 +8,24 @@ import json
 from collections.abc import Callable
 from datetime import datetime
 
-from quizzer.report import BINS, MIN_LEARNERS, RECENT_DAYS, RECENT_MINIMUM, ClassReport, TopicDistribution
+from quizzer.report import (
+    BINS,
+    MIN_LEARNERS,
+    RECENT_DAYS,
+    RECENT_MINIMUM,
+    ClassReport,
+    TopicDistribution,
+    describe_scope,
+)
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
 BIN_LABELS = tuple(f"{100 * i // BINS}–{100 * (i + 1) // BINS}%" for i in range(BINS))
 BIN_COLOURS = ("#c0392b", "#e67e22", "#f1c40f", "#7fb800", "#27ae60")  # low mastery red … high green
 
 
-def _scope(report: ClassReport) -> str:
-    parts = [f"paper {report.paper}" if report.paper else "", f"topic {report.topic}" if report.topic else ""]
-    return ", ".join(p for p in parts if p) or "whole bank"
-
-
 def _heading(report: ClassReport) -> str:
-    return (f"Class report: {report.learners} learners, {report.attempts} answers ({_scope(report)}), "
+    scope = describe_scope(paper=report.paper, topic=report.topic)
+    return (f"Class report: {report.learners} learners, {report.attempts} answers ({scope}), "
             f"{report.generated_at:%Y-%m-%d %H:%M} UTC")
 
 
@@ -62,7 +66,7 @@ def render_text(report: ClassReport) -> str:
     lines += ["", f"Learners behind ({_behind_rule()})"]
     lines += [f"  {b.name:<20} mastery {b.mean_mastery:>4.0%}  {b.recent_attempts:>3} recent  {'; '.join(b.reasons)}"
               for b in report.behind] or ["  nobody"]
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"
 
 
 # --- Markdown -----------------------------------------------------------------------------------
@@ -178,7 +182,7 @@ def render_json(report: ClassReport) -> str:
             return value.isoformat()
         raise TypeError(type(value).__name__)
 
-    return json.dumps(dataclasses.asdict(report), indent=2, ensure_ascii=False, default=default)
+    return json.dumps(dataclasses.asdict(report), indent=2, ensure_ascii=False, default=default) + "\n"
 
 
 RENDERERS: dict[str, Callable[[ClassReport], str]] = {
