@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from quizzer import __version__
-from quizzer.errors import UserError
+from quizzer.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -382,6 +382,51 @@ def grade(
         typer.echo(render_math(verdict.feedback))
 
 
+# --- the teacher's report -----------------------------------------------------------------------
+
+class ReportFormat(StrEnum):
+    text = "text"
+    md = "md"
+    html = "html"
+    json = "json"
+
+
+@app.command()
+@reports_errors
+def report(
+    paper: Annotated[str | None, typer.Option(help="Only the routed questions of this paper.")] = None,
+    topic: Annotated[str | None, typer.Option(help="Only questions on this topic id.")] = None,
+    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Output format.")] = ReportFormat.text,
+    output: Annotated[Path | None, typer.Option(
+        "--output", "-o", help="File to write (default: standard output).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
+) -> None:
+    """The teacher's report on every profile in the bank: mastery by topic, frequent misconceptions,
+    the hardest questions and the learners who are behind."""
+    from quizzer.bank.queries import load_class
+    from quizzer.catalog import load_catalog
+    from quizzer.clock import utcnow
+    from quizzer.files import check_targets, write_files
+    from quizzer.report import build_report, require_answers
+    from quizzer.report_render import RENDERERS
+
+    _check_filters(topic=topic, paper=paper)
+    if output is not None:
+        check_targets([output], force=force)  # before the work, not after it
+    with bank_session() as session:
+        data = load_class(session=session, paper=paper, topic=topic)
+    require_answers(data, paper=paper, topic=topic)
+    result = build_report(data.attempts, data.learners, data.templates, load_catalog(), now=utcnow(),
+                          paper=paper, topic=topic)
+    document = RENDERERS[fmt.value](result)
+    if output is None:
+        typer.echo(document, nl=False)
+        return
+    write_files([(output, document.encode("utf-8"))])
+    typer.echo(f"Wrote the {fmt.value} report on {result.learners} learner(s) and {result.attempts} answer(s) "
+               f"to {output}.")
+
+
 # --- profiles and progress ---------------------------------------------------------------------
 
 profiles_app = typer.Typer(help="Learner profiles: whose attempts and reviews these are.", rich_markup_mode=None)
@@ -501,9 +546,11 @@ def _check_filters(*, topic: str | None, paper: str | None) -> None:
 
     catalog = load_catalog()
     if topic and topic not in catalog.topics:
-        raise UserError(f"unknown topic {topic!r}; see 'quizzer topics'", where="--topic")
+        hint = did_you_mean(topic, catalog.topics) or "; see 'quizzer topics'"
+        raise UserError(f"unknown topic {topic!r}{hint}", where="--topic")
     if paper and paper not in catalog.papers:
-        raise UserError(f"unknown paper {paper!r}; papers: {', '.join(catalog.papers)}", where="--paper")
+        hint = did_you_mean(paper, catalog.papers) or f"; papers: {', '.join(catalog.papers)}"
+        raise UserError(f"unknown paper {paper!r}{hint}", where="--paper")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,8 +11,6 @@ writes anything, and the caller commits once.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,6 +22,7 @@ from sqlmodel import Session, col, select
 from quizzer import __version__
 from quizzer.bank.models import Attempt, Learner, ReviewCard, Template, utcnow
 from quizzer.errors import UserError, did_you_mean
+from quizzer.files import write_checked
 from quizzer.mastery import as_utc
 from quizzer.profiles import learner_named
 from quizzer.review import ReviewState
@@ -107,26 +106,9 @@ def export_progress(*, session: Session, learner: Learner) -> dict[str, Any]:
 
 
 def write_document(document: dict[str, Any], path: Path, *, force: bool) -> None:
-    """Write JSON atomically (a temporary file renamed over the target): a crash leaves the old
-    file or the new one, never half of one.  An existing file is replaced only with ``force``."""
-    if path.is_dir():
-        raise UserError("is a directory; name a file to write", where=str(path))
-    if path.exists() and not force:
-        raise UserError("the file exists; pass --force to overwrite it", where=str(path))
-    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    temporary: Path | None = None
-    try:
-        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".partial", delete=False) as handle:
-            temporary = Path(handle.name)
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except OSError as exc:
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
-        raise UserError(f"cannot write the file: {exc.strerror or exc}", where=str(path)) from None
+    """Write JSON atomically: a crash leaves the old file or the new one, never half of one.
+    An existing file is replaced only with ``force``."""
+    write_checked(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), force=force)
 
 
 # --- import -------------------------------------------------------------------------------

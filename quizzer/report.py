@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from quizzer.catalog import Catalog
+from quizzer.errors import UserError
 from quizzer.mastery import MASTERY_THRESHOLD, BKTParams, GradedAttempt, as_utc, replay
 from quizzer.templates.schema import Template
 
@@ -50,6 +51,16 @@ class ClassAttempt:
     misconception: str | None
     seconds: float | None
     at: datetime
+
+
+@dataclass(frozen=True)
+class ClassData:
+    """What the report is computed from: every profile (including those with no attempts yet),
+    the templates in scope by key, and every learner's attempts on them."""
+
+    learners: list[str]
+    templates: dict[str, Template]
+    attempts: list[ClassAttempt]
 
 
 @dataclass(frozen=True)
@@ -100,6 +111,20 @@ class ClassReport:
     hardest: list[HardQuestion]
     behind: list[LearnerBehind]
     lower_quartile: float | None  # of the learners' mean mastery: the "behind" line
+
+
+def describe_scope(*, paper: str | None, topic: str | None) -> str:
+    """``paper P, topic T``, or ``the whole bank``: what the report covers, in words."""
+    parts = [f"paper {paper}" if paper else "", f"topic {topic}" if topic else ""]
+    return ", ".join(part for part in parts if part) or "the whole bank"
+
+
+def require_answers(data: ClassData, *, paper: str | None, topic: str | None) -> None:
+    """A class that has answered nothing in scope has no report: say so rather than print empty tables."""
+    if not data.attempts:
+        where = "in this bank" if paper is None and topic is None else f"on {describe_scope(paper=paper, topic=topic)}"
+        profiles = f"{len(data.learners)} profile{'' if len(data.learners) == 1 else 's'}"
+        raise UserError(f"nothing to report: no answers recorded {where} yet ({profiles})")
 
 
 def in_scope(templates: Mapping[str, Template], *, paper: str | None, topic: str | None) -> dict[str, Template]:

@@ -28,6 +28,8 @@ RULES = {
     # The teacher's report is computed and rendered from plain data, never from the UI.
     "quizzer/report.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/report_render.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # Writing a user's file is plain I/O, shared by export, report and progress.
+    "quizzer/files.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Profiles and progress files are data-layer services: the app draws them, they draw nothing.
     "quizzer/profiles.py": {"textual", "torch"},
     "quizzer/progress.py": {"textual", "torch"},

@@ -9,16 +9,14 @@ format writes:
 * ``json``, ``moodle``, ``apkg``: one file holding questions and answers together.
 
 ``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
-Files are rendered completely in memory first, then written to temporary files in the target
-directory and moved into place, so a failed export never leaves a half-written file.
+Files are rendered completely in memory first, then written by :mod:`quizzer.files` (temporary
+files in the target directory, moved into place), so a failed export never leaves a half-written file.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from pathlib import Path
 
 from quizzer.errors import UserError
 from quizzer.export.document import SECTIONS, Section, Selection, build_paper
+from quizzer.files import check_targets, write_files
 from quizzer.templates.instance import Instance
 
 
@@ -73,14 +72,14 @@ def export(instances: list[Instance], selection: Selection, *, fmt: str, output:
     sections = (only,) if only else SECTIONS
     plan = _plan(spec, output, sections)
     targets = [path for path, _ in plan if path is not None]
-    _check_targets(targets, force)
+    check_targets(targets, force=force)
     renderer = importlib.import_module(f"quizzer.export.{spec.module}").render
     with _progress(len(instances) * sum(len(parts) for _, parts in plan)) as step:
         paper = build_paper(instances, selection, fmt, step)
         rendered = [(path, renderer(paper, parts)) for path, parts in plan]
     if output is None:
         return Written(paths=(), stdout=b"".join(content for _, content in rendered))
-    _write_all([(path, content) for path, content in rendered if path is not None])
+    write_files([(path, content) for path, content in rendered if path is not None])
     return Written(paths=tuple(targets))
 
 
@@ -101,45 +100,6 @@ def _plan(spec: Format, output: Path | None, sections: tuple[Section, ...]
     if spec.layout == "split" and output is not None and len(sections) == 2:
         return [(output, ("paper",)), (answers_path(output), ("answers",))]
     return [(output, sections)]
-
-
-def _check_targets(targets: list[Path], force: bool) -> None:
-    for path in targets:
-        if path.is_dir():
-            raise UserError("is a directory; give a file name", where=str(path))
-        if not path.parent.is_dir():
-            raise UserError(f"cannot write: no directory {str(path.parent)!r}", where=str(path))
-        if not os.access(path.parent, os.W_OK):
-            raise UserError("cannot write: the directory is not writable", where=str(path))
-        if path.exists() and not force:
-            raise UserError("already exists; add --force to overwrite it", where=str(path))
-
-
-def _write_all(files: list[tuple[Path, bytes]]) -> None:
-    """Write every file to a temporary sibling first; move them into place only when all are written."""
-    temporaries: list[tuple[str, Path]] = []
-    try:
-        for path, content in files:
-            descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
-            temporaries.append((temporary, path))
-            os.fchmod(descriptor, _new_file_mode())  # mkstemp's files are private (0600)
-            with os.fdopen(descriptor, "wb") as handle:
-                handle.write(content)
-        for temporary, path in temporaries:
-            os.replace(temporary, path)
-    except OSError as exc:
-        raise UserError(f"cannot write: {exc.strerror or exc}", where=str(exc.filename or files[0][0])) from None
-    finally:
-        for temporary, _ in temporaries:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-
-
-def _new_file_mode() -> int:
-    """The permissions a plain ``open(path, "w")`` would give a new file under this umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
 
 
 @contextmanager

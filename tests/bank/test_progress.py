@@ -227,11 +227,11 @@ def test_an_unknown_question_refuses_the_whole_file_and_changes_nothing(bundled_
 def test_write_refuses_to_overwrite_without_force_and_leaves_no_temporary_file(tmp_path: Path) -> None:
     file = tmp_path / "p.json"
     file.write_text("precious")
-    with pytest.raises(UserError, match="the file exists; pass --force to overwrite it"):
+    with pytest.raises(UserError, match="already exists; add --force to overwrite it"):
         write_document(VALID, file, force=False)
     assert file.read_text() == "precious"
     write_document(VALID, file, force=True)
     assert json.loads(file.read_text()) == VALID
     assert [p.name for p in tmp_path.iterdir()] == ["p.json"]
-    with pytest.raises(UserError, match="cannot write the file"):
+    with pytest.raises(UserError, match="cannot write: no directory"):
         write_document(VALID, tmp_path / "missing-dir" / "p.json", force=False)

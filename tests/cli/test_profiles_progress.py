@@ -113,7 +113,7 @@ def test_export_never_overwrites_without_force(tmp_path: Path) -> None:
     file = tmp_path / "mine.json"
     file.write_text("keep me")
     code, _, err = run("progress", "export", str(file))
-    assert code == 2 and err == f"quizzer: {file}: the file exists; pass --force to overwrite it\n"
+    assert code == 2 and err == f"quizzer: {file}: already exists; add --force to overwrite it\n"
     assert file.read_text() == "keep me"
     code, _, _ = run("progress", "export", str(file), "--force")
     assert code == 0 and json.loads(file.read_text())["profile"] == "marie"

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 import quizzer.export
 import quizzer.export.markdown
+import quizzer.files
 from quizzer.cli import app
 from quizzer.errors import UserError
 
@@ -105,6 +106,9 @@ def test_a_failure_while_writing_leaves_no_partial_file(out: Path, monkeypatch: 
         def __exit__(self, *exc: object) -> None:
             self.handle.close()
 
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(self.handle, name)  # flush, fileno: a real handle's
+
         def write(self, data: bytes) -> int:
             if len(opened) == 2:
                 self.handle.write(data[: len(data) // 2])
@@ -115,7 +119,7 @@ def test_a_failure_while_writing_leaves_no_partial_file(out: Path, monkeypatch: 
         opened.append(descriptor)
         return DiskFull(real_fdopen(descriptor, mode))
 
-    monkeypatch.setattr(quizzer.export.os, "fdopen", fdopen)
+    monkeypatch.setattr(quizzer.files.os, "fdopen", fdopen)
     message = failed("export", *SELECTION, "--format", "md", "-o", str(out / "paper.md"))
     assert "No space left on device" in message
     assert list(out.iterdir()) == []
