@@ -61,13 +61,12 @@ def instances_and_grading() -> None:
 def bank_import() -> None:
     from quizzer.bank.db import new_session, open_bank
     from quizzer.bank.store import import_bundled
-    from quizzer.catalog import load_catalog
 
     with tempfile.TemporaryDirectory() as folder:
         started = time.perf_counter()
         engine = open_bank(str(Path(folder) / "bank.sqlite"))
         with new_session(engine) as session:
-            report = import_bundled(session=session, catalog=load_catalog(), directory=REPO / "questions")
+            report = import_bundled(session=session, directory=REPO / "questions")
             session.commit()
         engine.dispose()
         print(f"import whole bank into a new SQLite file: {(time.perf_counter() - started) * 1000:.0f} ms "
