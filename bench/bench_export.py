@@ -3,44 +3,89 @@
 Each figure is the whole command as a user runs it (a subprocess: interpreter start-up, bank
 open, selection, rendering, writing), median of a few runs against a bank imported beforehand.
 Goals from the issue: md/html/json ≤ 1 s, pdf ≤ 3 s, apkg ≤ 2 s.
+
+``--baseline REV`` (a git revision, e.g. ``main``) times that revision's code side by side
+with the working tree, in the same run and alternating command by command, so both see the
+same machine load: the only fair before/after on a shared machine.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
+REPO = Path(__file__).resolve().parent.parent
 FORMATS = {"md": 1.0, "html": 1.0, "json": 1.0, "moodle": 1.0, "pdf": 3.0, "apkg": 2.0}
 REPEATS = 3
 # Week 2 has the figure templates (causal masks, positional encodings, warm-up): the costliest papers.
 SELECTION = ["--week", "2", "-n", "20", "--seed", "11"]
+# Runs quizzer from the checkout given as the first argument rather than the editable install.
+LAUNCHER = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path if not f.__module__.startswith('__editable__')]; "
+            "sys.path.insert(0, sys.argv.pop(1)); from quizzer.cli import main; main()")
 
 
-def export_seconds(exe: Path, env: dict[str, str], fmt: str, folder: Path) -> float:
-    target = folder / f"paper-{fmt}.{fmt}"
-    samples = []
-    for _ in range(REPEATS):
+@dataclass(frozen=True)
+class Tree:
+    """A quizzer source tree to time, with a bank of its own."""
+
+    name: str
+    root: Path
+    env: dict[str, str]
+
+    def run(self, *args: str) -> float:
         started = time.perf_counter()
-        subprocess.run([str(exe), "export", *SELECTION, "--format", fmt, "-o", str(target), "--force"],
-                       env=env, check=True, capture_output=True)
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        subprocess.run([sys.executable, "-c", LAUNCHER, str(self.root), *args], env=self.env, check=True,
+                       capture_output=True)
+        return time.perf_counter() - started
 
 
-def main() -> None:
-    exe = Path(sys.executable).with_name("quizzer")
-    with tempfile.TemporaryDirectory() as folder:
-        env = {**os.environ, "QUIZZER_DB": str(Path(folder) / "bank.sqlite")}
-        subprocess.run([str(exe), "list"], env=env, check=True, capture_output=True)  # import the bank once
-        print(f"{'format':<8} {'wall s':>7} {'goal s':>7}   (20 questions + answer sheet, median of {REPEATS})")
+def export_args(fmt: str, folder: Path) -> list[str]:
+    return ["export", *SELECTION, "--format", fmt, "-o", str(folder / f"paper-{fmt}.{fmt}"), "--force"]
+
+
+def checkout(revision: str, folder: Path) -> Path:
+    """The files of ``revision`` (no worktree, no change to the repository)."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", revision], check=True, capture_output=True).stdout
+    folder.mkdir()
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def tree(name: str, root: Path, folder: Path) -> Tree:
+    folder.mkdir()
+    env = {**os.environ, "QUIZZER_DB": str(folder / "bank.sqlite")}
+    made = Tree(name, root, env)
+    made.run("list")  # import the bank once: every timed run opens an existing bank
+    return made
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", metavar="REV", help="also time this git revision, side by side")
+    options = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        trees = [tree("now", REPO, folder / "now")]
+        if options.baseline:
+            trees.insert(0, tree(options.baseline, checkout(options.baseline, folder / "baseline-src"),
+                                 folder / "baseline"))
+        print(f"{'format':<8} " + " ".join(f"{t.name[:10]:>10}" for t in trees)
+              + f" {'goal s':>7}   (wall s, 20 questions + answer sheet, median of {REPEATS})")
         for fmt, goal in FORMATS.items():
-            seconds = export_seconds(exe, env, fmt, Path(folder))
-            print(f"{fmt:<8} {seconds:>7.2f} {goal:>7.1f}   {'ok' if seconds <= goal else 'over'}")
+            samples: dict[str, list[float]] = {t.name: [] for t in trees}
+            for _ in range(REPEATS):
+                for t in trees:  # alternate, so a burst of load on the machine hits both alike
+                    samples[t.name].append(t.run(*export_args(fmt, folder)))
+            medians = [statistics.median(samples[t.name]) for t in trees]
+            print(f"{fmt:<8} " + " ".join(f"{m:>10.2f}" for m in medians)
+                  + f" {goal:>7.1f}   {'ok' if medians[-1] <= goal else 'over'}")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from sqlmodel import Session
 
 from quizzer.bank.db import database_errors, database_url, lock_setup, new_session, open_bank
 from quizzer.bank.store import import_bundled, require_directory
-from quizzer.catalog import load_catalog, questions_dir
+from quizzer.catalog import questions_dir
 
 
 def open_ready_bank(url: str | None = None, *, cross_thread: bool = False) -> tuple[Engine, Session]:
@@ -20,7 +20,7 @@ def open_ready_bank(url: str | None = None, *, cross_thread: bool = False) -> tu
     try:
         with database_errors(database_url(url)):
             lock_setup(session.connection())  # learners starting together import the questions once
-            import_bundled(session=session, catalog=load_catalog(), directory=directory)
+            import_bundled(session=session, directory=directory)
             session.commit()
     except BaseException:
         session.close()

@@ -16,8 +16,8 @@ from pathlib import Path
 from sqlmodel import Session, col, delete, select
 
 from quizzer.bank.db import begin_write
-from quizzer.bank.models import Attempt, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
-from quizzer.catalog import Catalog
+from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
+from quizzer.catalog import Catalog, catalog_digest, load_catalog
 from quizzer.errors import TemplateError, UserError, did_you_mean
 from quizzer.grading import Verdict
 from quizzer.templates import schema
@@ -39,7 +39,24 @@ class ImportReport:
         return f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
 
 
-def sync_catalog(*, session: Session, catalog: Catalog) -> None:
+CATALOG_DIGEST_KEY = "catalog_digest"  # Meta row: the catalog_digest() the topics and records were synced from
+
+
+def sync_catalog(*, session: Session) -> bool:
+    """Bring topics and routed records up to date with the course catalogue; True when they changed.
+
+    Its files' digest is kept in Meta: while it matches, the start-up costs one small read
+    instead of parsing the YAML and a hundred-odd merges."""
+    stored = session.get(Meta, CATALOG_DIGEST_KEY)
+    if stored is not None and stored.value == catalog_digest():
+        return False
+    catalog = load_catalog()
+    upsert_catalog(session=session, catalog=catalog)
+    session.merge(Meta(key=CATALOG_DIGEST_KEY, value=catalog.digest))
+    return True
+
+
+def upsert_catalog(*, session: Session, catalog: Catalog) -> None:
     """Upsert topics and routed records from the catalogue (idempotent)."""
     for topic in catalog.topics.values():
         session.merge(Topic(id=topic.id, name=topic.name, week=topic.week, section=topic.section,
@@ -154,14 +171,15 @@ def require_directory(directory: Path) -> Path:
     return directory
 
 
-def import_bundled(*, session: Session, catalog: Catalog, directory: Path) -> ImportReport:
-    """Bring the bank up to date with the bundled ``questions/``: only new or changed files are
-    validated (they were test-rendered over many seeds by ``make test``; here one seed proves they load)."""
+def import_bundled(*, session: Session, directory: Path) -> ImportReport:
+    """Bring the bank up to date with the course catalogue and the bundled ``questions/``: only new
+    or changed files are validated (they were test-rendered over many seeds by ``make test``; here
+    one seed proves they load)."""
     require_directory(directory)
     known = set(stored_hashes(session=session).values())
     changed = [path for path in template_files([directory])
                if content_hash(path.read_text(encoding="utf-8")) not in known]
     loaded = validate_files(changed, seeds=1)  # before taking the write lock: validation is the slow part
     begin_write(session)
-    sync_catalog(session=session, catalog=catalog)
+    sync_catalog(session=session)
     return import_templates(session=session, loaded=loaded)

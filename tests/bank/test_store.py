@@ -12,9 +12,16 @@ from sqlalchemy import text
 from sqlmodel import Session, select
 
 from quizzer.bank.db import new_session, open_bank
-from quizzer.bank.models import Attempt, RoutedRecord, Template, TemplateTopic, Topic
-from quizzer.bank.store import get_template, import_bundled, import_templates, record_attempt, select_templates
-from quizzer.catalog import load_catalog
+from quizzer.bank.models import Attempt, Meta, RoutedRecord, Template, TemplateTopic, Topic
+from quizzer.bank.store import (
+    CATALOG_DIGEST_KEY,
+    get_template,
+    import_bundled,
+    import_templates,
+    record_attempt,
+    select_templates,
+)
+from quizzer.catalog import catalog_digest, load_catalog
 from quizzer.errors import UserError
 from quizzer.grading import grade
 from quizzer.profiles import ensure_learner
@@ -63,7 +70,7 @@ def test_sqlite_settings() -> None:
 
 def test_bundled_import_fills_catalogue_and_templates(session: Session) -> None:
     catalog = load_catalog()
-    import_bundled(session=session, catalog=catalog, directory=QUESTIONS)
+    import_bundled(session=session, directory=QUESTIONS)
     session.commit()
     imported = session
     assert len(imported.exec(select(Topic)).all()) == len(catalog.topics)
@@ -74,8 +81,44 @@ def test_bundled_import_fills_catalogue_and_templates(session: Session) -> None:
 
 
 def test_reimport_is_idempotent(imported: Session) -> None:
-    report = import_bundled(session=imported, catalog=load_catalog(), directory=QUESTIONS)
+    report = import_bundled(session=imported, directory=QUESTIONS)
     assert report.added == [] and report.updated == []
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private copy of ``data/`` that QUIZZER_DATA_DIR points at; the cached catalogue is
+    forgotten before and after, so no other test sees the edited one."""
+    folder = tmp_path / "data"
+    shutil.copytree(REPO / "data", folder)
+    monkeypatch.setenv("QUIZZER_DATA_DIR", str(folder))
+    load_catalog.cache_clear()
+    yield folder
+    load_catalog.cache_clear()
+
+
+def test_unchanged_catalogue_is_not_synced_again(imported: Session) -> None:
+    assert imported.get(Meta, CATALOG_DIGEST_KEY).value == catalog_digest()  # type: ignore[union-attr]
+    topic = imported.get(Topic, "softmax")
+    assert topic is not None
+    topic.name = "edited in the bank"  # a re-sync would overwrite this with the catalogue's name
+    imported.add(topic)
+    imported.commit()
+    import_bundled(session=imported, directory=QUESTIONS)
+    imported.commit()
+    assert imported.get(Topic, "softmax").name == "edited in the bank"  # type: ignore[union-attr]
+
+
+def test_changed_catalogue_is_synced(imported: Session, data_copy: Path) -> None:
+    old_digest = imported.get(Meta, CATALOG_DIGEST_KEY).value  # type: ignore[union-attr]
+    topics = data_copy / "topics.yaml"
+    topics.write_text(topics.read_text(encoding="utf-8").replace(
+        "  - id: softmax\n    name: ", "  - id: softmax\n    name: Renamed ", 1), encoding="utf-8")
+    assert catalog_digest() != old_digest
+    import_bundled(session=imported, directory=QUESTIONS)
+    imported.commit()
+    assert imported.get(Topic, "softmax").name.startswith("Renamed ")  # type: ignore[union-attr]
+    assert imported.get(Meta, CATALOG_DIGEST_KEY).value == catalog_digest()  # type: ignore[union-attr]
 
 
 def test_changed_template_keeps_its_history(imported: Session, ada: int, tmp_path: Path) -> None:
@@ -141,7 +184,7 @@ def test_corrupt_database_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.M
 
 def test_missing_questions_directory(session: Session, tmp_path: Path) -> None:
     with pytest.raises(UserError, match="questions directory is missing"):
-        import_bundled(session=session, catalog=load_catalog(), directory=tmp_path / "nowhere")
+        import_bundled(session=session, directory=tmp_path / "nowhere")
 
 
 def test_copy_of_questions_imports_all_or_nothing(session: Session, tmp_path: Path) -> None:
@@ -149,6 +192,6 @@ def test_copy_of_questions_imports_all_or_nothing(session: Session, tmp_path: Pa
     shutil.copytree(QUESTIONS, folder)
     (folder / "zz-broken.yaml").write_text("key: practice/broken\n")
     with pytest.raises(UserError):
-        import_bundled(session=session, catalog=load_catalog(), directory=folder)
+        import_bundled(session=session, directory=folder)
     session.rollback()
     assert session.exec(select(Template)).all() == []
