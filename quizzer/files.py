@@ -31,8 +31,10 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
     """Write every file to a temporary sibling first (synced to disk); move them into place only
     when all are written, so a failure leaves every target as it was."""
     temporaries: list[tuple[str, Path]] = []
+    current = files[0][0] if files else Path()  # the target being written, for the message
     try:
         for path, content in files:
+            current = path
             descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
             temporaries.append((temporary, path))
             os.fchmod(descriptor, _new_file_mode())  # mkstemp's files are private (0600)
@@ -41,9 +43,10 @@ def write_files(files: list[tuple[Path, bytes]]) -> None:
                 handle.flush()
                 os.fsync(handle.fileno())  # the rename must never publish a file whose data is not on disk
         for temporary, path in temporaries:
+            current = path
             os.replace(temporary, path)
     except OSError as exc:
-        raise UserError(f"cannot write: {exc.strerror or exc}", where=str(exc.filename or files[0][0])) from None
+        raise UserError(f"cannot write: {exc.strerror or exc}", where=str(current)) from None
     finally:
         for temporary, _ in temporaries:
             if os.path.exists(temporary):

@@ -66,6 +66,15 @@ def test_unwritable_path(tmp_path: Path) -> None:
         locked.chmod(0o700)
 
 
+def test_a_write_the_system_refuses_names_the_file_and_leaves_nothing() -> None:
+    """Runs as root too (unlike the permission-bit test above): /proc accepts no new files from anyone,
+    so the checks pass and the write itself fails."""
+    assert os.path.isdir("/proc") and not os.path.exists("/proc/quizzer-paper.md")
+    message = failed("export", *SELECTION, "--format", "md", "-o", "/proc/quizzer-paper.md")
+    assert message.startswith("quizzer: /proc/quizzer-paper.md: cannot write:")
+    assert not [name for name in os.listdir("/proc") if "quizzer-paper" in name]
+
+
 def test_existing_file_needs_force(tmp_path: Path) -> None:
     target = tmp_path / "paper.html"
     target.write_text("keep me")
