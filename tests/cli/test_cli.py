@@ -7,12 +7,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from quizzer.catalog import questions_dir
-from quizzer.cli import app
+from tests.cli_runner import run
 
-runner = CliRunner()
 KEY = "2024T3_Q1_NA Q277"
 
 
@@ -20,11 +18,6 @@ KEY = "2024T3_Q1_NA Q277"
 def prepared(bundled_bank: Path) -> Path:
     """Every CLI test starts from a bank with the bundled questions already imported."""
     return bundled_bank
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_version_and_help() -> None:

@@ -13,11 +13,9 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from quizzer.cli import app
+from tests.cli_runner import run
 
-runner = CliRunner()
 EXE = Path(sys.executable).with_name("quizzer")
 KEY = "2024T3_Q1_NA Q277"
 COMMANDS = [("list",), ("grade", KEY, "--seed", "0", "--answer", "1"), ("profiles",),
@@ -64,11 +62,6 @@ DAMAGE = {
     garbled: "the bank's schema version is unreadable (invalid literal for int() with base 10: 'two')",
     foreign: "not a quizzer bank (it holds other tables and no schema version)",
 }
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def assert_one_line_exit_2(code: int, err: str, message: str) -> None:

@@ -9,11 +9,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from quizzer.cli import app
+from tests.cli_runner import run
 
-runner = CliRunner()
 FIGURE_IN_PROMPT = "2024T1_ET_FN Q212"
 FIGURE_IN_SOLUTION = "practice/warmup-rate"
 
@@ -21,11 +19,6 @@ FIGURE_IN_SOLUTION = "practice/warmup-rate"
 @pytest.fixture(autouse=True)
 def prepared(bundled_bank: Path) -> Path:
     return bundled_bank
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def generated(*selection: str, solutions: bool = True) -> list[dict]:

@@ -13,18 +13,16 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from quizzer.bank.queries import load_class
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates, record_attempt
-from quizzer.cli import app
 from quizzer.grading import Verdict
 from quizzer.profiles import ensure_learner
 from quizzer.report import MIN_LEARNERS
 from quizzer.templates.schema import Template
+from tests.cli_runner import run
 
-runner = CliRunner()
 LEARNERS = [f"learner{n:02d}" for n in range(30)]  # learner n is right more often as n grows
 IDLE = {"learner10", "learner11", "learner20"}  # practised a month ago, nothing since
 NEWCOMER = "newcomer"  # a profile that has answered nothing yet
@@ -78,11 +76,6 @@ def simulated_class(bundled_bank_url: str) -> SimulatedClass:
                            response="typed", verdict=verdict, seconds=20.0, at=answer.at)
     engine.dispose()
     return SimulatedClass(answers, templates)
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def report_json(*args: str) -> dict:  # type: ignore[type-arg]
