@@ -13,11 +13,10 @@ RULES = {
     "quizzer/expr.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/answers.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/grading.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    # Templates compute a figure's values; drawing them (matplotlib) belongs to quizzer/figures.py.
-    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch", "matplotlib"},
-    "quizzer/figures.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    # The app draws figures with terminal colours: matplotlib would cost the practice screen ~0.5 s.
-    "quizzer/tui": {"matplotlib"},
+    # Templates compute a figure's values; drawing them as SVG belongs to quizzer/figures, which works on
+    # plain numbers and strings (no NumPy) and never needs the bank or the UI.
+    "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/figures": {"textual", "sqlmodel", "sqlalchemy", "torch", "numpy"},
     "quizzer/bank": {"textual", "torch"},
     # The learning model is pure logic: it neither stores nor draws anything.
     "quizzer/mastery.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},

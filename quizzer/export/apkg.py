@@ -18,7 +18,6 @@ from quizzer.export.document import Paper, Question, Section
 from quizzer.export.richtext import to_html, to_html_inline
 
 MODEL_NAME = "quizzer question"
-FIGURE_DPI = 150
 FIELDS = ("Key", "Seed", "Title", "Prompt", "Answer", "Solution", "Mistakes")
 CSS = """
 .card { font-family: Charter, "Noto Serif", Georgia, serif; font-size: 18px; line-height: 1.45; text-align: left;
@@ -65,7 +64,8 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
 
 
 class _Media:
-    """Figures as PNG files in the package's media, named by (key, seed) so re-exports replace them."""
+    """Figures as SVG files in the package's media (Anki shows SVG images; vectors stay sharp on any
+    screen), named by (key, seed) so re-exports replace them."""
 
     def __init__(self, folder: Path):
         self.folder, self.files = folder, []
@@ -74,10 +74,10 @@ class _Media:
         instance = question.instance
         if instance.figure is None or instance.figure.where != where:
             return ""
-        from quizzer.figures import figure_png
+        from quizzer.figures import draw
 
-        name = f"quizzer-{hashlib.sha256(f'{instance.key}@{instance.seed}'.encode()).hexdigest()[:16]}.png"
-        (self.folder / name).write_bytes(figure_png(instance, dpi=FIGURE_DPI) or b"")
+        name = f"quizzer-{hashlib.sha256(f'{instance.key}@{instance.seed}'.encode()).hexdigest()[:16]}.svg"
+        (self.folder / name).write_text(draw(instance.figure), encoding="utf-8")
         self.files.append(str(self.folder / name))
         return f'<div><img src="{name}"></div>'
 

@@ -1,8 +1,9 @@
 """PDF typeset by typst (offline, its own embedded fonts): the paper, then the answer sheet on a new page.
 
 Math is converted from LaTeX by :mod:`quizzer.export.typstmath`; a display formula wider than
-the text is scaled down to fit rather than running off the page.  Figures are drawn as PNG at
-print resolution into a private temporary folder that typst reads from.
+the text is scaled down to fit rather than running off the page.  Figures are written as SVG
+(vectors: sharp at any zoom, text in the paper's own font) into a private temporary folder
+that typst reads from.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from quizzer.errors import UserError
 from quizzer.export.document import Paper, Question, Section
 from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
 
-FIGURE_DPI = 200
 WORK_SPACE = {"choice": "1.5em", "multi": "1.5em", "bool": "1.5em", "shape": "3em", "text": "9em"}
 DEFAULT_WORK_SPACE = "7em"
 
@@ -31,8 +31,8 @@ PREAMBLE = """
 #show heading.where(level: 2): set text(size: 11.5pt)
 #set list(indent: 0.6em)
 #set enum(indent: 0.6em)
-// A display formula wider than the text is scaled down to fit instead of running off the page.
-#let fit-math(body) = layout(size => {
+// A display formula or figure wider than the text is scaled down to fit instead of running off the page.
+#let fit-width(body) = layout(size => {
   let width = measure(body).width
   if width > size.width { scale(size.width / width * 100%, reflow: true, body) } else { body }
 })
@@ -108,11 +108,12 @@ def _figure(question: Question, where: str, root: Path) -> str:
     figure = question.instance.figure
     if figure is None or figure.where != where:
         return ""
-    from quizzer.figures import figure_png
+    from quizzer.figures import draw
 
-    name = f"figure-{question.number}.png"
-    (root / name).write_bytes(figure_png(question.instance, dpi=FIGURE_DPI) or b"")
-    return f'#align(center, image("{name}", width: 75%))\n\n'
+    name = f"figure-{question.number}.svg"
+    (root / name).write_text(draw(figure), encoding="utf-8")
+    # At its own size (its text then matches the body's), unless it is wider than the text.
+    return f'#align(center, fit-width(image("{name}")))\n\n'
 
 
 def _string(text: str) -> str:

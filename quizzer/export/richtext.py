@@ -150,6 +150,6 @@ _TYPST_NODES: dict[str, Callable[[SyntaxTreeNode], str]] = {
     "link": lambda node: _children(node),
     "image": lambda node: escape_typst(node.attrs.get("alt", "") or ""),
     "math_inline": lambda node: f"${latex_to_typst(node.content)}$",
-    "math_inline_double": lambda node: f"#fit-math($ {latex_to_typst(node.content)} $)",
-    "math_block": lambda node: f"#fit-math($ {latex_to_typst(node.content)} $)\n\n",
+    "math_inline_double": lambda node: f"#fit-width($ {latex_to_typst(node.content)} $)",
+    "math_block": lambda node: f"#fit-width($ {latex_to_typst(node.content)} $)\n\n",
 }

@@ -4,8 +4,8 @@
 evaluating its expressions with the same restricted evaluator as every other field
 (nothing is executed as Python).  The result holds only tuples of floats and strings,
 so it is cheap to keep on an instance, drawn without NumPy, and written to JSON as is.
-Drawing lives elsewhere: ``quizzer.figures`` (matplotlib, for exports) and the TUI's
-figure widget (terminal colours).
+Drawing lives elsewhere: ``quizzer.figures`` (SVG, for exports) and the TUI's figure widget
+(terminal colours); both colour a heatmap with :func:`viridis` and write on it with :func:`contrast_ink`.
 """
 
 from __future__ import annotations
@@ -152,6 +152,25 @@ def cell_text(value: float | None, decimals: int) -> str:
         return "−∞"
     text = f"{value:.{decimals}f}"
     return (text.lstrip("-") if float(text) == 0 else text).replace("-", "−")
+
+
+# matplotlib's viridis at 33 even steps (its 256-entry table every 8th entry); linear interpolation
+# between them stays within one unit of the full table.  Its lightness rises steadily, so a heatmap
+# survives greyscale printing and colour-vision deficiencies.
+VIRIDIS = tuple(tuple(int(code[i:i + 2], 16) for i in (0, 2, 4)) for code in (
+    "440154 470d60 48186a 482374 472d7b 453781 424086 3e4989 3b528b 375b8d 33638d 2f6b8e 2c728e 297a8e 26828e "
+    "23898e 21918c 1f988b 1fa088 22a785 28ae80 32b67a 3fbc73 4ec36b 5ec962 70cf57 84d44b 98d83e addc30 c2df23 "
+    "d8e219 ece51b fde725").split())
+
+
+def viridis(fraction: float) -> tuple[int, int, int]:
+    """The viridis colour (0–255 RGB) at ``fraction`` of the scale, clamped to 0..1."""
+    position = min(max(fraction, 0.0), 1.0) * (len(VIRIDIS) - 1)
+    index = min(int(position), len(VIRIDIS) - 2)
+    weight = position - index
+    start, end = VIRIDIS[index], VIRIDIS[index + 1]
+    red, green, blue = (round(a + (b - a) * weight) for a, b in zip(start, end, strict=True))
+    return red, green, blue
 
 
 def contrast_ink(rgb: tuple[float, ...]) -> str:

@@ -55,7 +55,8 @@ def test_deck_imports_into_anki_with_fields_tags_and_media(tmp_path: Path) -> No
         warmup = next(note for note in notes if note["Key"] == "practice/warmup-rate")
         assert '<img src="quizzer-' in warmup["Solution"]
         media = Path(collection.media.dir())
-        assert any(path.suffix == ".png" for path in media.iterdir())
+        figures = [path for path in media.iterdir() if path.suffix == ".svg"]
+        assert len(figures) == 1 and "<text" in figures[0].read_text(encoding="utf-8")
         deck_names = [d.name for d in collection.decks.all_names_and_ids()]
         assert "quizzer::3 chosen questions" in deck_names
     finally:

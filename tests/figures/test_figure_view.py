@@ -8,8 +8,9 @@ from collections.abc import Callable
 from rich.console import Console
 from textual.app import App, ComposeResult
 
+from quizzer.templates.figure import viridis
 from quizzer.templates.instance import Instance
-from quizzer.tui.widgets.figure_view import FigureView, figure_renderable, viridis
+from quizzer.tui.widgets.figure_view import FigureView, figure_renderable
 from tests.figures.conftest import HEATMAP, LINES
 
 

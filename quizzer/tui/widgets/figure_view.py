@@ -12,12 +12,9 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from quizzer.templates.figure import Figure, cell_text, contrast_ink, plain_text
+from quizzer.templates.figure import Figure, cell_text, contrast_ink, plain_text, viridis
 from quizzer.templates.instance import Instance
 
-# matplotlib's viridis at nine even steps; colours in between are interpolated.
-VIRIDIS = ((68, 1, 84), (71, 45, 123), (59, 82, 139), (44, 114, 142), (33, 145, 140), (40, 174, 128),
-           (94, 201, 98), (173, 220, 48), (253, 231, 37))
 BLOCKED_STYLE = "grey35 on grey85"
 PLOT_SIZE = (72, 16)  # columns, rows
 
@@ -74,14 +71,6 @@ def _cell_style(value: float | None, low: float, high: float) -> str:
     fraction = 0.5 if high == low or value is None else (value - low) / (high - low)
     red, green, blue = viridis(fraction)
     return f"{contrast_ink((red / 255, green / 255, blue / 255))} on rgb({red},{green},{blue})"
-
-
-def viridis(fraction: float) -> tuple[int, int, int]:
-    position = min(max(fraction, 0.0), 1.0) * (len(VIRIDIS) - 1)
-    index = min(int(position), len(VIRIDIS) - 2)
-    weight = position - index
-    start, end = VIRIDIS[index], VIRIDIS[index + 1]
-    return tuple(round(a + (b - a) * weight) for a, b in zip(start, end, strict=True))  # type: ignore[return-value]
 
 
 def plot_text(figure: Figure) -> Text:
