@@ -10,16 +10,32 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import NullPool
+from sqlmodel import Session
 
-from quizzer.bank.db import display_url
+from quizzer.bank.db import display_url, new_session, open_bank
 
 URL_VARIABLE = "QUIZZER_TEST_PG_URL"
 PREFIX = f"quizzer_test_{os.getpid()}_"  # runs side by side on one server never share a name
+
+
+@contextmanager
+def bank_session(url: str | Path | None = None) -> Iterator[Session]:
+    """A session on the bank at ``url`` (default: ``QUIZZER_DB``), as another process would open it;
+    the engine is disposed afterwards, so a SQLite file is checkpointed and closed."""
+    engine = open_bank(None if url is None else str(url))
+    try:
+        with new_session(engine) as session:
+            yield session
+    finally:
+        engine.dispose()
 
 
 def postgres_required() -> bool:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
-from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.store import record_attempt
 from quizzer.errors import UserError
 from quizzer.grading import Verdict
@@ -22,14 +21,13 @@ from quizzer.profiles import (
     rename_learner,
     valid_name,
 )
+from tests.databases import bank_session
 
 
 @pytest.fixture
 def session(bundled_bank: Path) -> Iterator[Session]:
-    engine = open_bank(str(bundled_bank))
-    with new_session(engine) as session:
+    with bank_session(bundled_bank) as session:
         yield session
-    engine.dispose()
 
 
 @pytest.mark.parametrize("name", ["ada", "Ada Lovelace", "j.doe_2-b", "Zoë", "学生", "x" * 40, "  padded  "])

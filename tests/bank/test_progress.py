@@ -6,8 +6,6 @@ import copy
 import json
 import random
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,6 @@ import pytest
 from sqlmodel import Session, col, select
 
 from quizzer.answers import describe
-from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.catalog import load_catalog
 from quizzer.errors import UserError
@@ -24,17 +21,8 @@ from quizzer.mastery import as_utc
 from quizzer.profiles import ensure_learner, find_learner
 from quizzer.progress import export_progress, import_progress, read_document, write_document
 from quizzer.study import Study
+from tests.databases import bank_session
 from tests.tui.conftest import FakeClock
-
-
-@contextmanager
-def bank(path: Path) -> Iterator[Session]:
-    engine = open_bank(str(path))
-    try:
-        with new_session(engine) as session:
-            yield session
-    finally:
-        engine.dispose()
 
 
 @pytest.fixture
@@ -86,14 +74,14 @@ def progress_of(session: Session, name: str) -> tuple[list[tuple[Any, ...]], lis
 
 
 def exported(path: Path, name: str, file: Path) -> dict[str, Any]:
-    with bank(path) as session:
+    with bank_session(path) as session:
         document = export_progress(session=session, learner=find_learner(session=session, name=name))
     write_document(document, file, force=False)
     return document
 
 
 def imported(path: Path, file: Path, profile: str) -> Any:
-    with bank(path) as session:
+    with bank_session(path) as session:
         report = import_progress(session=session, document=read_document(file.read_text(), where=str(file)),
                                  profile=profile, where=str(file))
         session.commit()
@@ -102,7 +90,7 @@ def imported(path: Path, file: Path, profile: str) -> Any:
 
 def test_round_trip_between_two_banks_is_lossless_and_idempotent(two_banks: tuple[Path, Path], tmp_path: Path) -> None:
     here, there = two_banks
-    with bank(here) as session:
+    with bank_session(here) as session:
         practise(session, "ada", answers=30, seed=1)
         practise(session, "bob", answers=5, seed=2)  # someone else's progress stays behind
         original = progress_of(session, "ada")
@@ -117,7 +105,7 @@ def test_round_trip_between_two_banks_is_lossless_and_idempotent(two_banks: tupl
     again = imported(there, file, "ada")
     assert (again.attempts_added, again.attempts_present, again.reviews_added, again.reviews_updated) == (
         0, len(original[0]), 0, 0)
-    with bank(there) as session:
+    with bank_session(there) as session:
         assert progress_of(session, "ada") == original
         with pytest.raises(UserError):
             find_learner(session=session, name="bob")
@@ -126,23 +114,23 @@ def test_round_trip_between_two_banks_is_lossless_and_idempotent(two_banks: tupl
 def test_import_into_another_profile_merges_with_its_own_progress(two_banks: tuple[Path, Path],
                                                                    tmp_path: Path) -> None:
     here, there = two_banks
-    with bank(here) as session:
+    with bank_session(here) as session:
         practise(session, "ada", answers=6, seed=3)
-    with bank(there) as session:
+    with bank_session(there) as session:
         practise(session, "ada-laptop", answers=4, seed=4)
         own = progress_of(session, "ada-laptop")
     file = tmp_path / "ada.json"
     exported(here, "ada", file)
     report = imported(there, file, "ada-laptop")
     assert report.profile == "ada-laptop" and report.source_profile == "ada"
-    with bank(there) as session:
+    with bank_session(there) as session:
         attempts, _ = progress_of(session, "ada-laptop")
     assert len(attempts) == len(own[0]) + report.attempts_added and set(own[0]) <= set(attempts)
 
 
 def test_a_more_recent_review_state_wins(two_banks: tuple[Path, Path], tmp_path: Path) -> None:
     here, there = two_banks
-    with bank(here) as session:
+    with bank_session(here) as session:
         practise(session, "ada", answers=3, seed=5)
     file = tmp_path / "ada.json"
     document = exported(here, "ada", file)
@@ -157,7 +145,7 @@ def test_a_more_recent_review_state_wins(two_banks: tuple[Path, Path], tmp_path:
     assert imported(there, file, "ada").reviews_updated == 1
     write_document(older, file, force=True)
     assert imported(there, file, "ada").reviews_updated == 0
-    with bank(there) as session:
+    with bank_session(there) as session:
         _, cards = progress_of(session, "ada")
     card = next(c for c in cards if c[0] == review["template_key"])
     assert card[2] == datetime.fromisoformat(review["due"])
@@ -213,7 +201,7 @@ def test_a_malformed_file_is_one_clear_error(text: str, message: str) -> None:
 def test_an_unknown_question_refuses_the_whole_file_and_changes_nothing(bundled_bank: Path) -> None:
     misspelt = {**VALID["attempts"][0], "template_key": "practice/warmup-rat"}
     document = {**VALID, "attempts": [*VALID["attempts"], misspelt]}
-    with bank(bundled_bank) as session:
+    with bank_session(bundled_bank) as session:
         with pytest.raises(UserError, match=r"attempts\.1\.template_key: unknown question key 'practice/warmup-rat' "
                                             r"\(did you mean 'practice/warmup-rate'\?\)"):
             import_progress(session=session, document=read_document(json.dumps(document), where="p.json"),

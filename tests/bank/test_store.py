@@ -27,28 +27,24 @@ from quizzer.grading import grade
 from quizzer.profiles import ensure_learner
 from quizzer.templates.instance import make_instance
 from quizzer.templates.validate import validate_files
+from tests.databases import bank_session
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTIONS = REPO / "questions"
 
 
-def bank(url: str) -> Iterator[Session]:
-    engine = open_bank(url)
-    with new_session(engine) as session:
-        yield session
-    engine.dispose()
-
-
 @pytest.fixture
 def session(bank_url: str) -> Iterator[Session]:
     """An empty bank."""
-    yield from bank(bank_url)
+    with bank_session(bank_url) as session:
+        yield session
 
 
 @pytest.fixture
 def imported(bundled_bank_url: str) -> Iterator[Session]:
     """A bank with the bundled questions imported (a copy of one prepared per test run)."""
-    yield from bank(bundled_bank_url)
+    with bank_session(bundled_bank_url) as session:
+        yield session
 
 
 @pytest.fixture

@@ -5,19 +5,18 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
 
 from quizzer.answers import describe
-from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.catalog import load_catalog
 from quizzer.profiles import ensure_learner
 from quizzer.study import Study, TopicRow
 from quizzer.templates.instance import Instance, make_instance
+from tests.databases import bank_session
 from tests.tui.conftest import START, FakeClock
 
 TYPED = ("number", "integer", "vector", "matrix", "shape", "bool", "expression")
@@ -30,27 +29,14 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def session(bundled_bank_url: str) -> Iterator[Session]:
-    engine = open_bank(bundled_bank_url)
-    with new_session(engine) as session:
+    with bank_session(bundled_bank_url) as session:
         yield session
-    engine.dispose()
 
 
 @pytest.fixture
 def study(session: Session, clock: FakeClock) -> Study:
     learner = ensure_learner(session=session, name="ada")
     return Study(session=session, catalog=load_catalog(), learner=learner, clock=clock, rng=random.Random(7))
-
-
-@contextmanager
-def other_connection(url: str) -> Iterator[Session]:
-    """A second connection, as another process would see the bank."""
-    engine = open_bank(url)
-    try:
-        with new_session(engine) as session:
-            yield session
-    finally:
-        engine.dispose()
 
 
 def instance_of(study: Study, kind: str, *, misconception: bool = False, seed: int = 11) -> Instance:
@@ -117,7 +103,7 @@ def test_submit_records_the_attempt_and_its_review_card_in_one_commit(
     verdict = study.submit(instance, instance.answer_text, 12.5)
 
     assert verdict.verdict == "correct" and commits == [True]
-    with other_connection(bundled_bank_url) as other:
+    with bank_session(bundled_bank_url) as other:
         attempt = other.exec(select(Attempt)).one()
         card = other.exec(select(ReviewCard)).one()
     assert (attempt.template_key, attempt.seed, attempt.response) == (instance.key, instance.seed, instance.answer_text)
@@ -130,7 +116,7 @@ def test_a_second_answer_updates_the_same_review_card(study: Study, bundled_bank
     instance = instance_of(study, "number")
     study.submit(instance, instance.answer_text, None)
     study.submit(instance, "0", None)
-    with other_connection(bundled_bank_url) as other:
+    with bank_session(bundled_bank_url) as other:
         assert [a.verdict for a in other.exec(select(Attempt).order_by(Attempt.id)).all()] == ["correct", "incorrect"]
         assert len(other.exec(select(ReviewCard)).all()) == 1
 
@@ -145,7 +131,7 @@ def test_an_unreadable_answer_records_nothing(study: Study, session: Session, bu
     verdict = study.submit(instance_of(study, kind), response, 3.0)
 
     assert verdict.verdict == "invalid" and verdict.feedback and commits == []
-    with other_connection(bundled_bank_url) as other:
+    with bank_session(bundled_bank_url) as other:
         assert other.exec(select(Attempt)).all() == [] and other.exec(select(ReviewCard)).all() == []
 
 
@@ -156,7 +142,7 @@ def test_a_misconception_is_named_and_recorded(study: Study, bundled_bank_url: s
     verdict = study.submit(instance, response, None)
 
     assert (verdict.verdict, verdict.misconception) == ("incorrect", misconception)
-    with other_connection(bundled_bank_url) as other:
+    with bank_session(bundled_bank_url) as other:
         assert other.exec(select(Attempt.misconception)).one() == misconception
 
 
@@ -169,7 +155,7 @@ def test_self_rating_a_recall_card(study: Study, bundled_bank_url: str) -> None:
 
     assert (good.verdict, good.score, good.reading) == ("correct", 1.0, "good")
     assert (again.verdict, again.score) == ("incorrect", 0.0)
-    with other_connection(bundled_bank_url) as other:
+    with bank_session(bundled_bank_url) as other:
         rows = other.exec(select(Attempt).order_by(Attempt.id)).all()
         assert [(a.response, a.verdict) for a in rows] == [("good", "correct"), ("again", "incorrect")]
         assert other.exec(select(ReviewCard.template_key)).one() == instance.key
@@ -304,7 +290,7 @@ def test_running_mastery_sees_answers_given_in_another_window(study: Study, sess
     first = study.next(topic="softmax").instance
     answer(study, first, right=True)
     before = study.mastery()
-    with other_connection(bundled_bank_url) as elsewhere:  # the same learner, another window
+    with bank_session(bundled_bank_url) as elsewhere:  # the same learner, another window
         other = Study(session=elsewhere, catalog=study.catalog, learner=ensure_learner(session=elsewhere, name="ada"),
                       clock=clock, rng=random.Random(3))
         clock.advance(minutes=1)
