@@ -63,9 +63,9 @@ def answer_for(instance: Any, rng: random.Random) -> str:
 def practise(number: int, url: str, seconds: float, start: Any, results: Any) -> None:
     """One learner's process: open the bank, wait for the class, then loop until time is up."""
     from quizzer.bank.db import new_session, open_bank
+    from quizzer.bank.learners import ensure_learner
     from quizzer.bank.store import all_templates, record_attempt
     from quizzer.grading import grade
-    from quizzer.profiles import ensure_learner
     from quizzer.templates.instance import make_instance
 
     result = LearnerResult()

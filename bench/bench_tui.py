@@ -62,10 +62,11 @@ def add_history(db: str, answers: int) -> None:
     import random
     from datetime import datetime, timedelta
 
+    from quizzer.bank.learners import ensure_learner
     from quizzer.bank.ready import open_ready_bank
     from quizzer.bank.store import all_templates, record_attempt
     from quizzer.grading import grade
-    from quizzer.profiles import current_profile_name, ensure_learner
+    from quizzer.profiles import current_profile_name
     from quizzer.templates.instance import make_instance
 
     engine, session = open_ready_bank(db)

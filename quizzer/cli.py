@@ -354,9 +354,9 @@ def grade(
     seconds: Annotated[float | None, typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
 ) -> None:
     """Grade an answer to one instance and record the attempt for the current profile."""
+    from quizzer.bank.learners import ensure_learner
     from quizzer.bank.store import record_attempt
     from quizzer.grading import grade as grade_answer
-    from quizzer.profiles import ensure_learner
     from quizzer.templates.instance import make_instance
 
     with bank_session() as session:
@@ -439,7 +439,7 @@ app.add_typer(progress_app, name="progress")
 @reports_errors
 def profiles(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the profiles in the bank with their attempts and last activity; * marks the current one."""
-    from quizzer.profiles import list_learners
+    from quizzer.bank.learners import list_learners
 
     if ctx.invoked_subcommand is not None:
         return
@@ -467,7 +467,7 @@ def rename_profile(
     new: Annotated[str, typer.Argument(help="Its new name (not one that exists).")],
 ) -> None:
     """Rename a profile; its attempts and reviews go with it."""
-    from quizzer.profiles import rename_learner
+    from quizzer.bank.learners import rename_learner
 
     with bank_session() as session:
         learner = rename_learner(session=session, old=old, new=new)
@@ -483,7 +483,7 @@ def export_progress(
     force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
 ) -> None:
     """Write the current profile's attempts and review states to a JSON file."""
-    from quizzer.profiles import find_learner
+    from quizzer.bank.learners import find_learner
     from quizzer.progress import export_progress as export
     from quizzer.progress import write_document
 

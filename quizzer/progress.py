@@ -20,11 +20,11 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from sqlmodel import Session, col, select
 
 from quizzer import __version__
+from quizzer.bank.learners import learner_named
 from quizzer.bank.models import Attempt, Learner, ReviewCard, Template, utcnow
 from quizzer.errors import UserError, did_you_mean
 from quizzer.files import write_checked
 from quizzer.mastery import as_utc
-from quizzer.profiles import learner_named
 from quizzer.review import ReviewState
 
 FORMAT = "quizzer-progress"

@@ -29,8 +29,9 @@ RULES = {
     "quizzer/report_render.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Writing a user's file is plain I/O, shared by export, report and progress.
     "quizzer/files.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    # Profiles and progress files are data-layer services: the app draws them, they draw nothing.
-    "quizzer/profiles.py": {"textual", "torch"},
+    # Resolving the profile name runs before every command: no database, no UI.
+    "quizzer/profiles.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    # Progress files are a data-layer service: the app draws them, they draw nothing.
     "quizzer/progress.py": {"textual", "torch"},
 }
 

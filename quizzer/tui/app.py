@@ -74,9 +74,9 @@ class QuizzerApp(App[None]):
     @work(thread=True, exclusive=True)
     def load(self) -> None:
         """Open the bank (importing changed bundled questions) off the UI thread."""
+        from quizzer.bank.learners import ensure_learner
         from quizzer.bank.ready import open_ready_bank
         from quizzer.catalog import load_catalog
-        from quizzer.profiles import ensure_learner
         from quizzer.study import Study
         from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
 

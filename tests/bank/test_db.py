@@ -11,12 +11,12 @@ from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from quizzer.bank.db import database_errors, database_url, display_url, new_session, open_bank
+from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import SCHEMA_VERSION, Attempt, Meta, ReviewCard, Template
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import record_attempt
 from quizzer.errors import UserError
 from quizzer.grading import Verdict
-from quizzer.profiles import ensure_learner
 from tests.databases import PostgresServer
 
 KEY = "2024T3_Q1_NA Q277"

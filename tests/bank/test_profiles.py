@@ -9,18 +9,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session
 
+from quizzer.bank.learners import ensure_learner, find_learner, list_learners, rename_learner
 from quizzer.bank.store import record_attempt
 from quizzer.errors import UserError
 from quizzer.grading import Verdict
-from quizzer.profiles import (
-    current_profile_name,
-    ensure_learner,
-    find_learner,
-    list_learners,
-    os_profile_name,
-    rename_learner,
-    valid_name,
-)
+from quizzer.profiles import current_profile_name, os_profile_name, valid_name
 from tests.databases import bank_session
 
 

@@ -14,11 +14,11 @@ import pytest
 from sqlmodel import Session, col, select
 
 from quizzer.answers import describe
+from quizzer.bank.learners import ensure_learner, find_learner
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.catalog import load_catalog
 from quizzer.errors import UserError
 from quizzer.mastery import as_utc
-from quizzer.profiles import ensure_learner, find_learner
 from quizzer.progress import export_progress, import_progress, read_document, write_document
 from quizzer.study import Study
 from tests.databases import bank_session

@@ -12,6 +12,7 @@ from sqlalchemy import text
 from sqlmodel import Session, select
 
 from quizzer.bank.db import new_session, open_bank
+from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, Meta, RoutedRecord, Template, TemplateTopic, Topic
 from quizzer.bank.store import (
     CATALOG_DIGEST_KEY,
@@ -24,7 +25,6 @@ from quizzer.bank.store import (
 from quizzer.catalog import catalog_digest, load_catalog
 from quizzer.errors import UserError
 from quizzer.grading import grade
-from quizzer.profiles import ensure_learner
 from quizzer.templates.instance import make_instance
 from quizzer.templates.validate import validate_files
 from tests.databases import bank_session

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from quizzer.bank.learners import ensure_learner
 from quizzer.bank.queries import load_class
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.grading import Verdict
-from quizzer.profiles import ensure_learner
 from quizzer.report import MIN_LEARNERS
 from quizzer.templates.schema import Template
 from tests.cli_runner import run

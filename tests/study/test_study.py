@@ -11,9 +11,9 @@ from sqlalchemy import event
 from sqlmodel import Session, select
 
 from quizzer.answers import describe
+from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.catalog import load_catalog
-from quizzer.profiles import ensure_learner
 from quizzer.study import Study, TopicRow
 from quizzer.templates.instance import Instance, make_instance
 from tests.databases import bank_session

@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 import sys
 
+from quizzer.bank.learners import ensure_learner
 from quizzer.bank.ready import open_ready_bank
 from quizzer.catalog import load_catalog
-from quizzer.profiles import ensure_learner
 from quizzer.study import Study
 from quizzer.templates.instance import Instance, make_instance
 
