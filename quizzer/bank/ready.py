@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from quizzer.bank.db import database_errors, database_url, lock_setup, new_session, open_bank
+from quizzer.bank.db import database_errors, database_url, new_session, open_bank
 from quizzer.bank.store import import_bundled, require_directory
 from quizzer.catalog import questions_dir
 
@@ -19,7 +19,6 @@ def open_ready_bank(url: str | None = None, *, cross_thread: bool = False) -> tu
     session = new_session(engine)
     try:
         with database_errors(database_url(url)):
-            lock_setup(session.connection())  # learners starting together import the questions once
             import_bundled(session=session, directory=directory)
             session.commit()
     except BaseException:

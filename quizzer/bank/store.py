@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sqlmodel import Session, col, delete, select
 
-from quizzer.bank.db import begin_write
+from quizzer.bank.db import begin_write, lock_setup
 from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
 from quizzer.catalog import Catalog, catalog_digest, load_catalog
 from quizzer.errors import TemplateError, UserError, did_you_mean
@@ -47,13 +47,18 @@ def sync_catalog(*, session: Session) -> bool:
 
     Its files' digest is kept in Meta: while it matches, the start-up costs one small read
     instead of parsing the YAML and a hundred-odd merges."""
-    stored = session.get(Meta, CATALOG_DIGEST_KEY)
-    if stored is not None and stored.value == catalog_digest():
+    if catalog_current(session=session):
         return False
     catalog = load_catalog()
     upsert_catalog(session=session, catalog=catalog)
     session.merge(Meta(key=CATALOG_DIGEST_KEY, value=catalog.digest))
     return True
+
+
+def catalog_current(*, session: Session) -> bool:
+    """Whether the bank's topics and routed records were synced from the catalogue files as they are."""
+    stored = session.get(Meta, CATALOG_DIGEST_KEY)
+    return stored is not None and stored.value == catalog_digest()
 
 
 def upsert_catalog(*, session: Session, catalog: Catalog) -> None:
@@ -176,10 +181,16 @@ def import_bundled(*, session: Session, directory: Path) -> ImportReport:
     or changed files are validated (they were test-rendered over many seeds by ``make test``; here
     one seed proves they load)."""
     require_directory(directory)
-    known = set(stored_hashes(session=session).values())
-    changed = [path for path in template_files([directory])
-               if content_hash(path.read_text(encoding="utf-8")) not in known]
-    loaded = validate_files(changed, seeds=1)  # before taking the write lock: validation is the slow part
-    begin_write(session)
+    if not _changed_files(session, directory) and catalog_current(session=session):
+        return ImportReport()  # the usual start: nothing to write, so no lock is taken
+    # Learners starting together on a new bank: one imports while the others wait, then finds
+    # the files already in (the second look, under the lock), so each file is validated once.
+    lock_setup(session.connection())
     sync_catalog(session=session)
-    return import_templates(session=session, loaded=loaded)
+    return import_templates(session=session, loaded=validate_files(_changed_files(session, directory), seeds=1))
+
+
+def _changed_files(session: Session, directory: Path) -> list[Path]:
+    """Bundled files whose content is not in the bank yet."""
+    known = set(stored_hashes(session=session).values())
+    return [path for path in template_files([directory]) if content_hash(path.read_text(encoding="utf-8")) not in known]
