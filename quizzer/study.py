@@ -196,13 +196,9 @@ class Study:
         return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
 
     def submit(self, instance: Instance, response: str, seconds: float | None) -> Verdict:
-        """Grade a typed answer; a readable one is recorded and scheduled at once."""
+        """Grade a typed answer, or a recall card's self-rating (again / hard / good / easy); a
+        readable one is recorded and scheduled at once."""
         verdict, _ = self.answer(instance, response, seconds)
-        return verdict
-
-    def self_rate(self, instance: Instance, rating: str, seconds: float | None) -> Verdict:
-        """A recall card rated by the student (again / hard / good / easy)."""
-        verdict, _ = self.answer(instance, rating, seconds)
         return verdict
 
     def answer(self, instance: Instance, response: str, seconds: float | None, *,

@@ -45,7 +45,7 @@ def practise(session: Session, name: str, answers: int, seed: int) -> None:
         seconds = None if number % 4 == 0 else 3.25 * number
         named = next((w for w in instance.spec.wrong_answers if w.id), None)
         if instance.kind == "text":
-            study.self_rate(instance, ("again", "good", "easy")[number % 3], seconds)
+            study.submit(instance, ("again", "good", "easy")[number % 3], seconds)
         elif number % 3 == 0 and instance.kind in ("choice", "multi"):
             study.submit(instance, "a" if instance.answer_text != "a" else "b", seconds)
         elif number % 3 == 0 and named is not None:

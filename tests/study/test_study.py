@@ -149,9 +149,9 @@ def test_a_misconception_is_named_and_recorded(study: Study, bundled_bank_url: s
 def test_self_rating_a_recall_card(study: Study, bundled_bank_url: str) -> None:
     instance = instance_of(study, "text")
 
-    assert study.self_rate(instance, "maybe", 20.0).verdict == "invalid"
-    good = study.self_rate(instance, "good", 20.0)
-    again = study.self_rate(instance, "again", 5.0)
+    assert study.submit(instance, "maybe", 20.0).verdict == "invalid"
+    good = study.submit(instance, "good", 20.0)
+    again = study.submit(instance, "again", 5.0)
 
     assert (good.verdict, good.score, good.reading) == ("correct", 1.0, "good")
     assert (again.verdict, again.score) == ("incorrect", 0.0)
@@ -196,7 +196,7 @@ def test_mastery_rises_with_correct_answers(study: Study) -> None:
     for _ in range(3):
         instance = study.next(topic=topic).instance
         response = "good" if instance.kind == "text" else instance.answer_text
-        grade = study.self_rate if instance.kind == "text" else study.submit
+        grade = study.submit
         assert grade(instance, response, 30.0).verdict == "correct"
         levels.append(topic_row(study, topic).mastery)
     assert levels == sorted(levels) and levels[-1] > levels[0]
@@ -271,7 +271,7 @@ def test_each_learner_sees_only_their_own_progress(study: Study, session: Sessio
 def answer(study: Study, instance: Instance, right: bool) -> None:
     response = ("good" if right else "again") if instance.kind == "text" else (
         instance.answer_text if right else "banana")
-    grade = study.self_rate if instance.kind == "text" else study.submit
+    grade = study.submit
     grade(instance, response, 20.0)
 
 

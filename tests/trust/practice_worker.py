@@ -1,8 +1,8 @@
 """A learner practising in a real process: the child the crash and concurrency tests start.
 
-It grades through the same code path as the practice app (``Study.submit`` or
-``Study.self_rate``), answers each question with its expected answer (every other one
-deliberately wrong, so both verdicts are recorded), and prints ``recorded <n> <key> <seed>``
+It grades through the same code path as the practice app (``Study.submit``), answers each
+question with its expected answer (every other one deliberately wrong, so both verdicts are
+recorded), and prints ``recorded <n> <key> <seed>``
 only after the attempt is committed.  Run: ``python practice_worker.py COUNT SEED [next|any]``:
 ``next`` chooses questions as the app does (``Study.next``, which replays the whole history),
 ``any`` picks a random question (cheap, for many answers).  The bank is the one ``QUIZZER_DB``
@@ -25,7 +25,9 @@ WRONG_BY_KIND = {"number": "-1e9", "integer": "-123456789", "shape": "[7, 7, 7]"
 
 
 def response(instance: Instance, wrong: bool) -> str:
-    """The expected answer, or, for kinds with an always-readable wrong one, that."""
+    """The expected answer (a recall card: "good"), or, for kinds with an always-readable wrong one, that."""
+    if instance.kind == "text":
+        return "again" if wrong else "good"
     return WRONG_BY_KIND.get(instance.kind, instance.answer_text) if wrong else instance.answer_text
 
 
@@ -42,10 +44,7 @@ def main(count: int, seed: int, how: str) -> None:
     study = Study(session=session, catalog=load_catalog(), learner=learner, rng=random.Random(seed))
     for number in range(1, count + 1):
         instance = choose(study, how)
-        if instance.kind == "text":
-            verdict = study.self_rate(instance, "good" if number % 2 else "again", seconds=1.0)
-        else:
-            verdict = study.submit(instance, response(instance, wrong=number % 2 == 0), seconds=1.0)
+        verdict = study.submit(instance, response(instance, wrong=number % 2 == 0), seconds=1.0)
         if verdict.verdict == "invalid":
             raise SystemExit(f"{instance.key} seed {instance.seed}: unreadable {verdict.feedback}")
         print(f"recorded {number} {instance.key} {instance.seed}", flush=True)

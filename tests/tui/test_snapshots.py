@@ -65,7 +65,7 @@ def test_dashboard_after_answers(snap_compare: Snap, new_app: Callable[..., Quiz
             shown = study.next().instance
             named = next((w for w in shown.spec.wrong_answers if w.id), None)
             if shown.kind == "text":
-                study.self_rate(shown, "good" if correct else "again", 30.0)
+                study.submit(shown, "good" if correct else "again", 30.0)
             elif correct:
                 study.submit(shown, shown.answer_text, 30.0)
             elif shown.kind in ("choice", "multi") or named is None:

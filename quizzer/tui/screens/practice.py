@@ -138,15 +138,17 @@ class PracticeScreen(Screen[None]):
     @on(AnswerBox.Submitted)
     @on(ChoiceBox.Submitted)
     async def submitted(self, event: AnswerBox.Submitted | ChoiceBox.Submitted) -> None:
-        if self.question is None or self.answered:
-            return
-        await self._graded(self.study.submit(self.question.instance, event.text, self._seconds()))
+        await self._answer(event.text)
 
     @on(RecallBox.Rated)
     async def rated(self, event: RecallBox.Rated) -> None:
+        await self._answer(event.rating)
+
+    async def _answer(self, response: str) -> None:
+        """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""
         if self.question is None or self.answered:
             return
-        await self._graded(self.study.self_rate(self.question.instance, event.rating, self._seconds()))
+        await self._graded(self.study.submit(self.question.instance, response, self._seconds()))
 
     async def _graded(self, verdict: Verdict) -> None:
         assert self.question is not None
