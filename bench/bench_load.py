@@ -52,7 +52,7 @@ class LearnerResult:
 
 def answer_for(instance: Any, rng: random.Random) -> str:
     """A typed answer: right three times in four, else the question's first named misconception."""
-    from quizzer.answers import describe
+    from quizzer.grading.answers import describe
 
     named = next((w for w in instance.spec.wrong_answers if w.id), None)
     if rng.random() < RIGHT_ANSWERS or named is None or instance.kind in ("multi", "expression", "text"):
@@ -65,7 +65,7 @@ def practise(number: int, url: str, seconds: float, start: Any, results: Any) ->
     from quizzer.bank.db import new_session, open_bank
     from quizzer.bank.learners import ensure_learner
     from quizzer.bank.store import all_templates, record_attempt
-    from quizzer.grading import grade
+    from quizzer.grading.verdict import grade
     from quizzer.templates.instance import make_instance
 
     result = LearnerResult()

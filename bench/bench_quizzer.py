@@ -36,7 +36,7 @@ def typed_answer(instance: object) -> str:
 
 
 def instances_and_grading() -> None:
-    from quizzer.grading import grade
+    from quizzer.grading.verdict import grade
     from quizzer.templates.instance import make_instance
     from quizzer.templates.loader import load_path
 
@@ -78,7 +78,7 @@ def bank_open(url: str) -> None:
     """What every command pays before its own work: open an existing, up-to-date bank; and what
     reading the catalogue's YAML costs when it has changed."""
     from quizzer.bank.ready import open_ready_bank
-    from quizzer.catalog import load_catalog
+    from quizzer.templates.catalog import load_catalog
 
     def open_and_close() -> None:
         engine, session = open_ready_bank(url)

@@ -65,8 +65,8 @@ def add_history(db: str, answers: int) -> None:
     from quizzer.bank.learners import ensure_learner
     from quizzer.bank.ready import open_ready_bank
     from quizzer.bank.store import all_templates, record_attempt
-    from quizzer.grading import grade
-    from quizzer.profiles import current_profile_name
+    from quizzer.common.profiles import current_profile_name
+    from quizzer.grading.verdict import grade
     from quizzer.templates.instance import make_instance
 
     engine, session = open_ready_bank(db)

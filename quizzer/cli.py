@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from quizzer import __version__
-from quizzer.errors import UserError, did_you_mean
+from quizzer.common.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -89,7 +89,7 @@ def root(
         help="Whose progress: a learner profile (default: $QUIZZER_PROFILE, else your OS user name).")] = None,
 ) -> None:
     """Exam revision for the Transformers course. With no command: open the practice app."""
-    from quizzer.profiles import current_profile_name
+    from quizzer.common.profiles import current_profile_name
 
     ctx.obj = current_profile_name(profile)
     if ctx.invoked_subcommand is None:
@@ -128,7 +128,7 @@ def validate(
     seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
 ) -> None:
     """Check templates without writing anything: structure, references, and test renders."""
-    from quizzer.catalog import questions_dir
+    from quizzer.templates.catalog import questions_dir
     from quizzer.templates.validate import template_files, validate_files
 
     files = template_files(paths or [questions_dir()])
@@ -144,7 +144,7 @@ def verify(
     seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to recompute per template.")] = 20,
 ) -> None:
     """Recompute every answer with the NumPy and the PyTorch engine backends; fail on any disagreement."""
-    from quizzer.catalog import questions_dir
+    from quizzer.templates.catalog import questions_dir
     from quizzer.templates.validate import template_files, validate_files
     from quizzer.templates.verify import verify_templates
 
@@ -176,7 +176,7 @@ def _refuse_bundled_keys(session: Session, loaded: list[Any]) -> None:
     """A bundled question cannot be replaced with `add`: the bundled file is re-imported whenever it
     differs from the bank, which would silently undo the change at the next start."""
     from quizzer.bank.models import Template
-    from quizzer.catalog import questions_dir
+    from quizzer.templates.catalog import questions_dir
 
     bundled = questions_dir().resolve()
     for item in loaded:
@@ -220,7 +220,7 @@ def list_templates(
 def topics(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List the course topics with how many questions each has."""
     from quizzer.bank.store import template_topics
-    from quizzer.catalog import load_catalog
+    from quizzer.templates.catalog import load_catalog
 
     catalog = load_catalog()
     with bank_session() as session:
@@ -243,8 +243,8 @@ def topics(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
 def coverage(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """What the bank covers: per topic, paper and kind, and which misconceptions it can diagnose."""
     from quizzer.bank.store import all_templates
-    from quizzer.catalog import load_catalog
-    from quizzer.coverage import measure, render_text
+    from quizzer.reporting.coverage import measure, render_text
+    from quizzer.templates.catalog import load_catalog
 
     catalog = load_catalog()
     with bank_session() as session:
@@ -259,8 +259,8 @@ def show(
     seed: Annotated[int, typer.Option(min=0, help="Instance seed (0 = the notes' canonical numbers).")] = 0,
 ) -> None:
     """Show one instance of a question with its answer and worked solution."""
-    from quizzer.render import render_instance
     from quizzer.templates.instance import make_instance
+    from quizzer.templates.render import render_instance
 
     with bank_session() as session:
         instance = make_instance(_template(session, key), seed)
@@ -283,8 +283,8 @@ def generate(
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
 ) -> None:
     """Generate randomized instances; the same options and seed always give the same questions."""
-    from quizzer.render import render_instance, render_json
-    from quizzer.selection import choose_instances
+    from quizzer.learning.selection import choose_instances
+    from quizzer.templates.render import render_instance, render_json
 
     with bank_session() as session:
         _check_filters(topic=topic, paper=paper)
@@ -321,7 +321,7 @@ def export(
     from quizzer.export import check_request
     from quizzer.export import export as export_paper
     from quizzer.export.document import Selection
-    from quizzer.selection import choose_instances
+    from quizzer.learning.selection import choose_instances
 
     if paper_only and answers_only:
         raise UserError("choose one of --paper-only and --answers-only")
@@ -356,7 +356,7 @@ def grade(
     """Grade an answer to one instance and record the attempt for the current profile."""
     from quizzer.bank.learners import ensure_learner
     from quizzer.bank.store import record_attempt
-    from quizzer.grading import grade as grade_answer
+    from quizzer.grading.verdict import grade as grade_answer
     from quizzer.templates.instance import make_instance
 
     with bank_session() as session:
@@ -374,7 +374,7 @@ def grade(
                                "misconception": verdict.misconception, "reading": verdict.reading,
                                "recorded": not dry_run}, indent=2, ensure_ascii=False))
         return
-    from quizzer.mathtext import render_math
+    from quizzer.text.mathtext import render_math
 
     typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
                f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
@@ -403,12 +403,12 @@ def report(
 ) -> None:
     """The teacher's report on every profile in the bank: mastery by topic, frequent misconceptions,
     the hardest questions and the learners who are behind."""
-    from quizzer.bank.queries import load_class
-    from quizzer.catalog import load_catalog
-    from quizzer.clock import utcnow
-    from quizzer.files import check_targets, write_files
-    from quizzer.report import build_report, require_answers
-    from quizzer.report_render import RENDERERS
+    from quizzer.common.clock import utcnow
+    from quizzer.common.files import check_targets, write_files
+    from quizzer.reporting.queries import load_class
+    from quizzer.reporting.render import RENDERERS
+    from quizzer.reporting.report import build_report, require_answers
+    from quizzer.templates.catalog import load_catalog
 
     _check_filters(topic=topic, paper=paper)
     if output is not None:
@@ -484,8 +484,8 @@ def export_progress(
 ) -> None:
     """Write the current profile's attempts and review states to a JSON file."""
     from quizzer.bank.learners import find_learner
-    from quizzer.progress import export_progress as export
-    from quizzer.progress import write_document
+    from quizzer.learning.progress import export_progress as export
+    from quizzer.learning.progress import write_document
 
     with bank_session() as session:
         document = export(session=session, learner=find_learner(session=session, name=ctx.obj))
@@ -505,8 +505,8 @@ def import_progress(
 ) -> None:
     """Add a progress file's attempts and review states to the current profile: all or nothing,
     and importing the same file again adds nothing."""
-    from quizzer.progress import import_progress as merge
-    from quizzer.progress import read_document
+    from quizzer.learning.progress import import_progress as merge
+    from quizzer.learning.progress import read_document
 
     where = "<stdin>" if str(file) == "-" else str(file)
     document = read_document(_read_text(file), where=where)
@@ -529,7 +529,7 @@ def _read_text(file: Path) -> str:
 
 
 def _utc_text(moment: Any) -> str:
-    from quizzer.mastery import as_utc
+    from quizzer.learning.mastery import as_utc
 
     return str(as_utc(moment).isoformat())
 
@@ -542,7 +542,7 @@ def _template(session: Session, key: str) -> Any:
 
 def _check_filters(*, topic: str | None, paper: str | None) -> None:
     """Unknown topic or paper ids are bad input, not an empty result."""
-    from quizzer.catalog import load_catalog
+    from quizzer.templates.catalog import load_catalog
 
     catalog = load_catalog()
     if topic and topic not in catalog.topics:

@@ -10,29 +10,29 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 RULES = {
     "engine": {"quizzer", "textual", "sqlmodel", "sqlalchemy"},
-    "quizzer/expr.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/answers.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/grading.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/grading/expr.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/grading/answers.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/grading/verdict.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Templates compute a figure's values; drawing them as SVG belongs to quizzer/figures, which works on
     # plain numbers and strings (no NumPy) and never needs the bank or the UI.
     "quizzer/templates": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     "quizzer/figures": {"textual", "sqlmodel", "sqlalchemy", "torch", "numpy"},
     "quizzer/bank": {"textual", "torch"},
     # The learning model is pure logic: it neither stores nor draws anything.
-    "quizzer/mastery.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/review.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/policy.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/learning/mastery.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/learning/review.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/learning/policy.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Exports render instances they are given: no bank, no UI.
     "quizzer/export": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # The teacher's report is computed and rendered from plain data, never from the UI.
-    "quizzer/report.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
-    "quizzer/report_render.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/reporting/report.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/reporting/render.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Writing a user's file is plain I/O, shared by export, report and progress.
-    "quizzer/files.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/common/files.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Resolving the profile name runs before every command: no database, no UI.
-    "quizzer/profiles.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
+    "quizzer/common/profiles.py": {"textual", "sqlmodel", "sqlalchemy", "torch"},
     # Progress files are a data-layer service: the app draws them, they draw nothing.
-    "quizzer/progress.py": {"textual", "torch"},
+    "quizzer/learning/progress.py": {"textual", "torch"},
 }
 
 

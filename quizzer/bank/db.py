@@ -37,8 +37,8 @@ from sqlmodel import Session, create_engine
 
 from quizzer.bank.migrations import create_latest, stored_version, upgrade
 from quizzer.bank.models import SCHEMA_VERSION
-from quizzer.errors import UserError
-from quizzer.profiles import os_profile_name
+from quizzer.common.errors import UserError
+from quizzer.common.profiles import os_profile_name
 
 BUSY_TIMEOUT_MS = 15_000
 CONNECT_TIMEOUT_S = 10  # an unreachable server is reported after this, not after the OS's minutes

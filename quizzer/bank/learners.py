@@ -1,5 +1,5 @@
 """Learner rows: finding, creating, listing and renaming profiles (names are ruled by
-``quizzer.profiles``).  Every function takes a session and never creates one."""
+``quizzer.common.profiles``).  Every function takes a session and never creates one."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
 from quizzer.bank.models import Attempt, Learner
-from quizzer.errors import UserError, did_you_mean
-from quizzer.profiles import valid_name
+from quizzer.common.errors import UserError, did_you_mean
+from quizzer.common.profiles import valid_name
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
-from quizzer.clock import utcnow
+from quizzer.common.clock import utcnow
 
 SCHEMA_VERSION = 2
 
@@ -114,7 +114,7 @@ class Attempt(SQLModel, table=True):
 
 
 class ReviewCard(SQLModel, table=True):
-    """One learner's spaced-review state of one template (an FSRS card as JSON, see ``quizzer.review``)."""
+    """One learner's spaced-review state of one template (an FSRS card as JSON, see ``quizzer.learning.review``)."""
 
     learner_id: int = Field(foreign_key="learner.id", primary_key=True)
     template_key: str = Field(foreign_key="template.key", primary_key=True, ondelete="CASCADE")

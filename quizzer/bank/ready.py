@@ -7,7 +7,7 @@ from sqlmodel import Session
 
 from quizzer.bank.db import database_errors, database_url, new_session, open_bank
 from quizzer.bank.store import import_bundled, require_directory
-from quizzer.catalog import questions_dir
+from quizzer.templates.catalog import questions_dir
 
 
 def open_ready_bank(url: str | None = None, *, cross_thread: bool = False) -> tuple[Engine, Session]:

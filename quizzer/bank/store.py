@@ -17,10 +17,10 @@ from sqlmodel import Session, col, delete, select
 
 from quizzer.bank.db import begin_write, lock_setup
 from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
-from quizzer.catalog import Catalog, catalog_digest, load_catalog
-from quizzer.errors import TemplateError, UserError, did_you_mean
-from quizzer.grading import Verdict
+from quizzer.common.errors import TemplateError, UserError, did_you_mean
+from quizzer.grading.verdict import Verdict
 from quizzer.templates import schema
+from quizzer.templates.catalog import Catalog, catalog_digest, load_catalog
 from quizzer.templates.loader import load_text
 from quizzer.templates.validate import LoadedTemplate, template_files, validate_files
 

@@ -9,7 +9,7 @@ format writes:
 * ``json``, ``moodle``, ``apkg``: one file holding questions and answers together.
 
 ``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
-Files are rendered completely in memory first, then written by :mod:`quizzer.files` (temporary
+Files are rendered completely in memory first, then written by :mod:`quizzer.common.files` (temporary
 files in the target directory, moved into place), so a failed export never leaves a half-written file.
 """
 
@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
+from quizzer.common.files import check_targets, write_files
 from quizzer.export.document import SECTIONS, Section, Selection, build_paper
-from quizzer.files import check_targets, write_files
 from quizzer.templates.instance import Instance
 
 

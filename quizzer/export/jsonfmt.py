@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from quizzer.export.document import Paper, Section
-from quizzer.render import render_json
+from quizzer.templates.render import render_json
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:

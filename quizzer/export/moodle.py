@@ -27,7 +27,7 @@ import numpy as np
 
 from quizzer.export.document import Paper, Question, Section
 from quizzer.export.richtext import to_html
-from quizzer.grading import DEFAULT_SIG, Tolerance, half_unit
+from quizzer.grading.verdict import DEFAULT_SIG, Tolerance, half_unit
 from quizzer.templates.instance import Instance
 
 

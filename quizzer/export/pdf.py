@@ -11,7 +11,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
 from quizzer.export.document import Paper, Question, Section
 from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
 

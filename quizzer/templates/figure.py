@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from quizzer.mathtext import render_math
 from quizzer.templates.functions import show
 from quizzer.templates.schema import FigureSpec, Labels
+from quizzer.text.mathtext import render_math
 
 MAX_SIDE = 64  # rows, columns or bars of one figure: beyond this no number in a cell is readable
 MAX_POINTS = 2000  # points per curve

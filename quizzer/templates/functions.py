@@ -1,7 +1,7 @@
 """The functions a template expression may call: the engine, a maths whitelist, and formatters.
 
 Everything here is reachable from a YAML file, so every entry is pure, returns
-plain data, and refuses to allocate more than ``quizzer.expr.MAX_ARRAY_ELEMENTS``
+plain data, and refuses to allocate more than ``quizzer.grading.expr.MAX_ARRAY_ELEMENTS``
 elements *before* allocating.  Engine calls go through ``engine``'s dispatching
 functions, so ``with engine.use_backend("torch")`` recomputes a whole template
 with the independent PyTorch backend.
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 import engine
-from quizzer.expr import check_allocation, check_broadcast
+from quizzer.grading.expr import check_allocation, check_broadcast
 
 Function = Callable[..., Any]
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from quizzer.catalog import misconception_feedback
-from quizzer.errors import TemplateError
-from quizzer.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, shared_budget
-from quizzer.grading import AnswerSpec, Tolerance, WrongAnswer
+from quizzer.common.errors import TemplateError
+from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, shared_budget
+from quizzer.grading.verdict import AnswerSpec, Tolerance, WrongAnswer
+from quizzer.templates.catalog import misconception_feedback
 from quizzer.templates.figure import Figure, FigureDataError, build_figure
 from quizzer.templates.functions import fmt, show, sig, template_functions
 from quizzer.templates.schema import ParamSpec, Template

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from quizzer.errors import TemplateError, did_you_mean
+from quizzer.common.errors import TemplateError, did_you_mean
 from quizzer.templates.schema import (
     Choice,
     FigureMark,

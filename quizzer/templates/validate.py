@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from quizzer.catalog import Catalog, load_catalog
-from quizzer.errors import TemplateError, did_you_mean
-from quizzer.grading import values_match
+from quizzer.common.errors import TemplateError, did_you_mean
+from quizzer.grading.verdict import values_match
+from quizzer.templates.catalog import Catalog, load_catalog
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template

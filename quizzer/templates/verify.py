@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 import engine
-from quizzer.errors import TemplateError
+from quizzer.common.errors import TemplateError
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 

@@ -17,13 +17,13 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
-from quizzer.clock import Clock, utcnow
-from quizzer.errors import UserError
+from quizzer.common.clock import Clock, utcnow
+from quizzer.common.errors import UserError
 from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 
 if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after the first paint
-    from quizzer.study import Study
+    from quizzer.learning.study import Study
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,8 @@ class QuizzerApp(App[None]):
         """Open the bank (importing changed bundled questions) off the UI thread."""
         from quizzer.bank.learners import ensure_learner
         from quizzer.bank.ready import open_ready_bank
-        from quizzer.catalog import load_catalog
-        from quizzer.study import Study
+        from quizzer.learning.study import Study
+        from quizzer.templates.catalog import load_catalog
         from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
 
         try:
@@ -159,7 +159,7 @@ def make_app(*, db_url: str | None = None, profile: str | None = None, filters: 
              clock: Clock = utcnow, seed: int | None = None) -> QuizzerApp:
     """The app as the CLI runs it (``profile`` None: the current profile); tests pass a fixed
     clock, seed, bank and profile."""
-    from quizzer.profiles import current_profile_name
+    from quizzer.common.profiles import current_profile_name
 
     return QuizzerApp(db_url=db_url, profile=profile or current_profile_name(), filters=filters, clock=clock,
                       seed=seed)

@@ -15,8 +15,8 @@ from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import SCHEMA_VERSION, Attempt, Meta, ReviewCard, Template
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import record_attempt
-from quizzer.errors import UserError
-from quizzer.grading import Verdict
+from quizzer.common.errors import UserError
+from quizzer.grading.verdict import Verdict
 from tests.databases import PostgresServer
 
 KEY = "2024T3_Q1_NA Q277"

@@ -23,7 +23,7 @@ V1_CARD_COLUMNS = "template_key, state_json, due, updated_at"
 
 @pytest.fixture
 def v1_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("quizzer.profiles.getpass.getuser", lambda: "marie")
+    monkeypatch.setattr("quizzer.common.profiles.getpass.getuser", lambda: "marie")
     path = tmp_path / "bank.sqlite"
     build_v1_bank(path)
     return path

@@ -11,9 +11,9 @@ from sqlmodel import Session
 
 from quizzer.bank.learners import ensure_learner, find_learner, list_learners, rename_learner
 from quizzer.bank.store import record_attempt
-from quizzer.errors import UserError
-from quizzer.grading import Verdict
-from quizzer.profiles import current_profile_name, os_profile_name, valid_name
+from quizzer.common.errors import UserError
+from quizzer.common.profiles import current_profile_name, os_profile_name, valid_name
+from quizzer.grading.verdict import Verdict
 from tests.databases import bank_session
 
 
@@ -36,7 +36,7 @@ def test_invalid_names_say_what_is_allowed(name: str) -> None:
 
 def test_the_current_profile_is_the_option_then_the_environment_then_the_os_user(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("quizzer.profiles.getpass.getuser", lambda: "marie")
+    monkeypatch.setattr("quizzer.common.profiles.getpass.getuser", lambda: "marie")
     assert current_profile_name() == "marie"
     monkeypatch.setenv("QUIZZER_PROFILE", "pierre")
     assert current_profile_name() == "pierre"
@@ -50,7 +50,7 @@ def test_the_current_profile_is_the_option_then_the_environment_then_the_os_user
                                             ("u" * 60, "u" * 40), ("///", "___")])
 def test_an_os_user_name_becomes_a_valid_profile_name(user: str, expected: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("quizzer.profiles.getpass.getuser", lambda: user)
+    monkeypatch.setattr("quizzer.common.profiles.getpass.getuser", lambda: user)
     assert os_profile_name() == expected
     assert valid_name(expected, where="test") == expected
 
@@ -59,7 +59,7 @@ def test_no_os_user_at_all_falls_back_to_student(monkeypatch: pytest.MonkeyPatch
     def no_user() -> str:
         raise OSError("no login name")
 
-    monkeypatch.setattr("quizzer.profiles.getpass.getuser", no_user)
+    monkeypatch.setattr("quizzer.common.profiles.getpass.getuser", no_user)
     assert os_profile_name() == "student"
 
 

@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from sqlmodel import Session, col, select
 
-from quizzer.answers import describe
 from quizzer.bank.learners import ensure_learner, find_learner
 from quizzer.bank.models import Attempt, ReviewCard
-from quizzer.catalog import load_catalog
-from quizzer.errors import UserError
-from quizzer.mastery import as_utc
-from quizzer.progress import export_progress, import_progress, read_document, write_document
-from quizzer.study import Study
+from quizzer.common.errors import UserError
+from quizzer.grading.answers import describe
+from quizzer.learning.mastery import as_utc
+from quizzer.learning.progress import export_progress, import_progress, read_document, write_document
+from quizzer.learning.study import Study
+from quizzer.templates.catalog import load_catalog
 from tests.databases import bank_session
 from tests.tui.conftest import FakeClock
 

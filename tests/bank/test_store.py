@@ -22,9 +22,9 @@ from quizzer.bank.store import (
     record_attempt,
     select_templates,
 )
-from quizzer.catalog import catalog_digest, load_catalog
-from quizzer.errors import UserError
-from quizzer.grading import grade
+from quizzer.common.errors import UserError
+from quizzer.grading.verdict import grade
+from quizzer.templates.catalog import catalog_digest, load_catalog
 from quizzer.templates.instance import make_instance
 from quizzer.templates.validate import validate_files
 from tests.databases import bank_session

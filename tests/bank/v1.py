@@ -10,7 +10,7 @@ from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from quizzer.review import Rating, new_state, review
+from quizzer.learning.review import Rating, new_state, review
 
 REPO = Path(__file__).resolve().parents[2]
 V1_SCHEMA = Path(__file__).with_name("fixtures") / "schema_v1.sql"

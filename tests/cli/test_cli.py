@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.catalog import questions_dir
+from quizzer.templates.catalog import questions_dir
 from tests.cli_runner import run
 
 KEY = "2024T3_Q1_NA Q277"

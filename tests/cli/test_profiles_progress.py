@@ -17,7 +17,7 @@ KEY = "2024T3_Q1_NA Q277"
 
 @pytest.fixture(autouse=True)
 def prepared(bundled_bank: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setattr("quizzer.profiles.getpass.getuser", lambda: "marie")
+    monkeypatch.setattr("quizzer.common.profiles.getpass.getuser", lambda: "marie")
     return bundled_bank
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import quizzer.common.files
 import quizzer.export
 import quizzer.export.markdown
-import quizzer.files
 from quizzer.cli import app
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
 
 runner = CliRunner()
 SELECTION = ("--topic", "causal_self_attention", "-n", "2", "--seed", "1")
@@ -128,7 +128,7 @@ def test_a_failure_while_writing_leaves_no_partial_file(out: Path, monkeypatch: 
         opened.append(descriptor)
         return DiskFull(real_fdopen(descriptor, mode))
 
-    monkeypatch.setattr(quizzer.files.os, "fdopen", fdopen)
+    monkeypatch.setattr(quizzer.common.files.os, "fdopen", fdopen)
     message = failed("export", *SELECTION, "--format", "md", "-o", str(out / "paper.md"))
     assert "No space left on device" in message
     assert list(out.iterdir()) == []

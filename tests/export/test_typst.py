@@ -9,10 +9,10 @@ import pytest
 import typst
 from typer.testing import CliRunner
 
-from quizzer.catalog import questions_dir
 from quizzer.cli import app
 from quizzer.export.richtext import math_spans
 from quizzer.export.typstmath import MathConversionError, latex_to_typst
+from quizzer.templates.catalog import questions_dir
 from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import load_path
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
-from quizzer.errors import TemplateError
+from quizzer.common.errors import TemplateError
 from quizzer.templates.instance import Instance
 from quizzer.templates.schema import FigureSpec
 from tests.figures.conftest import HEATMAP, LINES, template_with

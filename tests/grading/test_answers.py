@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizzer import answers
-from quizzer.answers import AnswerFormatError, describe, parse
+from quizzer.grading import answers
+from quizzer.grading.answers import AnswerFormatError, describe, parse
 
 E = math.e
 OPTIONS = ("softmax", "0.250", "layer norm", "[B, T, 64]")
@@ -528,7 +528,7 @@ def test_repr_of_a_float_list_parses_exactly(values: list[float]) -> None:
 # ----------------------------------------------------------------------- boundaries
 
 def test_answers_and_grading_import_no_heavy_frameworks() -> None:
-    code = ("import sys, quizzer.answers, quizzer.grading; "
+    code = ("import sys, quizzer.grading.answers, quizzer.grading.verdict; "
             "print(sorted(m for m in ('textual', 'sqlmodel', 'sqlalchemy', 'torch') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

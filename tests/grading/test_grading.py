@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizzer.answers import MAX_ANSWER_CHARS
-from quizzer.grading import (
+from quizzer.grading.answers import MAX_ANSWER_CHARS
+from quizzer.grading.verdict import (
     VERDICTS,
     AnswerSpec,
     Tolerance,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quizzer.mastery import (
+from quizzer.learning.mastery import (
     BKTParams,
     GradedAttempt,
     TopicMastery,

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from quizzer.catalog import Topic
-from quizzer.mastery import TopicMastery
-from quizzer.policy import Candidate, Pick, next_question
-from quizzer.review import Rating, ReviewState, new_state, review
+from quizzer.learning.mastery import TopicMastery
+from quizzer.learning.policy import Candidate, Pick, next_question
+from quizzer.learning.review import Rating, ReviewState, new_state, review
+from quizzer.templates.catalog import Topic
 
 NOW = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 DAY = timedelta(days=1)

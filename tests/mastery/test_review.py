@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 import fsrs
 import pytest
 
-from quizzer.review import (
+from quizzer.learning.review import (
     SCHEDULER,
     Rating,
     ReviewState,

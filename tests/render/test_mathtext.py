@@ -1,4 +1,4 @@
-"""LaTeX math → Unicode rendering for the terminal (quizzer.mathtext)."""
+"""LaTeX math → Unicode rendering for the terminal (quizzer.text.mathtext)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizzer import mathtext
-from quizzer.mathtext import latex_to_unicode, render_math
+from quizzer.text import mathtext
+from quizzer.text.mathtext import latex_to_unicode, render_math
 
 # (id, LaTeX, expected Unicode); every expectation was checked by eye.
 INLINE = [

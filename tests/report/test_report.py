@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.catalog import load_catalog
-from quizzer.report import MIN_LEARNERS, RECENT_MINIMUM, ClassAttempt, ClassReport, build_report
-from quizzer.report_render import RENDERERS
+from quizzer.reporting.render import RENDERERS
+from quizzer.reporting.report import MIN_LEARNERS, RECENT_MINIMUM, ClassAttempt, ClassReport, build_report
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template
 

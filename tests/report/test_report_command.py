@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from quizzer.bank.learners import ensure_learner
-from quizzer.bank.queries import load_class
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates, record_attempt
-from quizzer.grading import Verdict
-from quizzer.report import MIN_LEARNERS
+from quizzer.grading.verdict import Verdict
+from quizzer.reporting.queries import load_class
+from quizzer.reporting.report import MIN_LEARNERS
 from quizzer.templates.schema import Template
 from tests.cli_runner import run
 

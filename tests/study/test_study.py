@@ -10,11 +10,11 @@ import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
 
-from quizzer.answers import describe
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, ReviewCard
-from quizzer.catalog import load_catalog
-from quizzer.study import Study, TopicRow
+from quizzer.grading.answers import describe
+from quizzer.learning.study import Study, TopicRow
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance, make_instance
 from tests.databases import bank_session
 from tests.tui.conftest import START, FakeClock

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.catalog import load_catalog
-from quizzer.coverage import measure
+from quizzer.reporting.coverage import measure
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.validate import LoadedTemplate, validate_files
 from quizzer.templates.verify import verify_templates
 

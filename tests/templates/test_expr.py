@@ -9,7 +9,7 @@ import time
 import numpy as np
 import pytest
 
-from quizzer.expr import MAX_ARRAY_ELEMENTS, ExprError, check_allocation, compile_expr, evaluate
+from quizzer.grading.expr import MAX_ARRAY_ELEMENTS, ExprError, check_allocation, compile_expr, evaluate
 
 FUNCS = {"sqrt": math.sqrt, "max": max, "ones": lambda n: (check_allocation(n), np.ones(n))[1]}
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from quizzer.catalog import load_catalog
-from quizzer.errors import TemplateError
+from quizzer.common.errors import TemplateError
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import load_path, load_text
 from quizzer.templates.validate import check_references, check_renders, validate_files

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.errors import TemplateError
+from quizzer.common.errors import TemplateError
 from quizzer.templates.loader import load_path, load_text
 
 VALID = textwrap.dedent("""\

@@ -16,8 +16,8 @@ import sys
 
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.ready import open_ready_bank
-from quizzer.catalog import load_catalog
-from quizzer.study import Study
+from quizzer.learning.study import Study
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance, make_instance
 
 # Answers that are readable but wrong whatever the numbers (no answer in the bank is this far off).

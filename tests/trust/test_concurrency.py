@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.catalog import questions_dir
+from quizzer.templates.catalog import questions_dir
 from tests.trust.processes import read_bank, start_quizzer, start_worker
 
 LEARNERS, ANSWERS = 4, 200

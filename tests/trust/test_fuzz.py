@@ -22,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizzer import answers, expr
-from quizzer.answers import AnswerFormatError
-from quizzer.expr import ExprError
-from quizzer.grading import VERDICTS, AnswerSpec, Verdict, WrongAnswer, grade
+from quizzer.grading import answers, expr
+from quizzer.grading.answers import AnswerFormatError
+from quizzer.grading.expr import ExprError
+from quizzer.grading.verdict import VERDICTS, AnswerSpec, Verdict, WrongAnswer, grade
 from quizzer.templates.functions import template_functions
 
 CORPUS = Path(__file__).with_name("corpus")

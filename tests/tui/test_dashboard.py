@@ -8,9 +8,9 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import DataTable, Static
 
-from quizzer.answers import describe
-from quizzer.catalog import load_catalog
-from quizzer.study import Study
+from quizzer.grading.answers import describe
+from quizzer.learning.study import Study
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import make_instance
 from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import FIXED, PADDING, DashboardScreen, column_widths

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input, Static
 
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
-from quizzer.review import new_state, review
+from quizzer.learning.review import new_state, review
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.exam import MockExamScreen
 from tests.tui.conftest import START, FakeClock, loaded

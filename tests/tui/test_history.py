@@ -17,7 +17,7 @@ from textual_plotext import PlotextPlot
 
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt
-from quizzer.study import Study
+from quizzer.learning.study import Study
 from quizzer.templates.instance import make_instance
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.history import HistoryScreen, Point, course_mastery, friendly_time, running_mean, topic_series

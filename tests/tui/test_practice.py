@@ -10,9 +10,9 @@ from typing import Any
 from sqlmodel import Session, select
 from textual.widgets import Input, Markdown, Static
 
-from quizzer.answers import describe
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
+from quizzer.grading.answers import describe
 from quizzer.templates.instance import Instance
 from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import DashboardScreen

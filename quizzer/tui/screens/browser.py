@@ -17,11 +17,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Markdown, Select, Static
 
-from quizzer.errors import TemplateError
-from quizzer.mathtext import render_math
-from quizzer.study import Study
+from quizzer.common.errors import TemplateError
+from quizzer.learning.study import Study
 from quizzer.templates.instance import CANONICAL_SEED, Instance, make_instance
 from quizzer.templates.schema import Template
+from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import letter
 from quizzer.tui.widgets.question_view import question_markdown
 

@@ -15,11 +15,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from quizzer.catalog import load_catalog
+from quizzer.templates.catalog import load_catalog
 from quizzer.tui.widgets.mastery_bar import mastery_bar
 
 if TYPE_CHECKING:  # the study layer (numpy, the bank) loads after the first paint
-    from quizzer.study import Dashboard, TopicRow
+    from quizzer.learning.study import Dashboard, TopicRow
 
 BAR = 6  # mastery bar cells; with " 100%" the column is 11 wide
 # Content widths of the fixed columns: week, mastery, tries, accuracy, due.

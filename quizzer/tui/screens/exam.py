@@ -16,10 +16,10 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, Input, Label, Markdown, Select, Static
 
-from quizzer.grading import Verdict
-from quizzer.mathtext import render_math
-from quizzer.study import Recorded, Study
+from quizzer.grading.verdict import Verdict
+from quizzer.learning.study import Recorded, Study
 from quizzer.templates.instance import Instance
+from quizzer.text.mathtext import render_math
 from quizzer.tui.screens.practice import answer_widget
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox

@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
-from quizzer.mastery import (
+from quizzer.learning.mastery import (
     MASTERY_THRESHOLD,
     BKTParams,
     GradedAttempt,
@@ -28,7 +28,7 @@ from quizzer.mastery import (
     guess_probability,
     observe,
 )
-from quizzer.study import Study
+from quizzer.learning.study import Study
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
 
@@ -54,7 +54,7 @@ class Point:
 
 def topic_series(attempts: Sequence[Attempt], templates: Mapping[str, Template],
                  params: BKTParams = BKTParams()) -> dict[str, list[Point]]:
-    """Replay the history in order, as :func:`quizzer.mastery.replay` does, keeping every step per topic."""
+    """Replay the history in order, as :func:`quizzer.learning.mastery.replay` does, keeping every step per topic."""
     states: dict[str, TopicMastery] = {}
     scores: dict[str, float] = {}
     series: dict[str, list[Point]] = {}

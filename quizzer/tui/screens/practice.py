@@ -13,10 +13,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Markdown, Static
 
-from quizzer.grading import Verdict
-from quizzer.mathtext import render_math
-from quizzer.study import Question, Study
+from quizzer.grading.verdict import Verdict
+from quizzer.learning.study import Question, Study
 from quizzer.templates.instance import Instance
+from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.figure_view import FigureView

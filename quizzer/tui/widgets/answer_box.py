@@ -10,9 +10,9 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from quizzer.answers import AnswerFormatError, describe, parse
-from quizzer.expr import ExprError
-from quizzer.mathtext import render_math
+from quizzer.grading.answers import AnswerFormatError, describe, parse
+from quizzer.grading.expr import ExprError
+from quizzer.text.mathtext import render_math
 
 PLACEHOLDERS = {
     "number": "a number: 0.7311, 6.99e-4, 1/sqrt(2), e^2/(e^2+e)",

@@ -13,7 +13,7 @@ from textual.events import Key
 from textual.message import Message
 from textual.widgets import OptionList, Static
 
-from quizzer.mathtext import render_math
+from quizzer.text.mathtext import render_math
 
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from quizzer.grading import Verdict
-from quizzer.mathtext import render_math
+from quizzer.grading.verdict import Verdict
 from quizzer.templates.instance import Instance
+from quizzer.text.mathtext import render_math
 
 VERDICT_STYLE = {"correct": "✔ Correct", "partial": "◐ Partly right", "incorrect": "✘ Not quite", "invalid": "?"}
 

@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Callable
 from datetime import datetime
 
-from quizzer.report import (
+from quizzer.reporting.report import (
     BINS,
     MIN_LEARNERS,
     RECENT_DAYS,

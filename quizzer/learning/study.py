@@ -18,12 +18,12 @@ from sqlmodel import Session, col, func, select
 from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, record_attempt
-from quizzer.catalog import Catalog
-from quizzer.clock import Clock, utcnow
-from quizzer.grading import Verdict, grade, self_grade
-from quizzer.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
-from quizzer.policy import Pick, next_question
-from quizzer.review import ReviewState, is_due, new_state, rating_for, review
+from quizzer.common.clock import Clock, utcnow
+from quizzer.grading.verdict import Verdict, grade, self_grade
+from quizzer.learning.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
+from quizzer.learning.policy import Pick, next_question
+from quizzer.learning.review import ReviewState, is_due, new_state, rating_for, review
+from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 

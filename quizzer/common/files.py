@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
 
 
 def check_targets(targets: list[Path], *, force: bool) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from quizzer.errors import did_you_mean
+from quizzer.common.errors import did_you_mean
 
 MAX_SOURCE_CHARS = 4000
 MAX_DEPTH = 40  # brackets

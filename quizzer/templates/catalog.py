@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 CATALOG_FILES = ("topics.yaml", "routing.yaml", "misconceptions.yaml")
 # libyaml's safe loader when present (several times faster); the pure-Python one otherwise. Both are safe.
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from quizzer.catalog import Catalog
+from quizzer.templates.catalog import Catalog
 from quizzer.templates.schema import KINDS, Template
 
 

@@ -13,7 +13,7 @@ import getpass
 import os
 import re
 
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
 
 PROFILE_ENV = "QUIZZER_PROFILE"
 FALLBACK_NAME = "student"

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from quizzer import answers
-from quizzer.answers import AnswerFormatError, ExpressionAnswer
-from quizzer.expr import ExprError
+from quizzer.grading import answers
+from quizzer.grading.answers import AnswerFormatError, ExpressionAnswer
+from quizzer.grading.expr import ExprError
 
 VERDICTS = ("correct", "incorrect", "partial", "invalid")
 DEFAULT_SIG = 3

@@ -1,11 +1,11 @@
 """The teacher's report on a class: what it has mastered, which mistakes it makes, what is hard,
-and who is behind.  Pure functions over plain data; rendering is in ``quizzer.report_render``.
+and who is behind.  Pure functions over plain data; rendering is in ``quizzer.reporting.render``.
 
 **Scope.**  ``paper`` keeps the routed questions of one paper, ``topic`` the questions carrying
 one topic; only attempts on questions in scope count, and only their topics are reported.
 
 **Mastery distribution.**  Each learner's per-topic mastery is the BKT estimate
-(``quizzer.mastery.replay``) over that learner's attempts in scope.  Per topic the report gives
+(``quizzer.learning.mastery.replay``) over that learner's attempts in scope.  Per topic the report gives
 the quartiles over the learners who attempted it, a histogram in fifths of [0, 1], how many
 count as mastered (≥ ``MASTERY_THRESHOLD``), and how many have not started it.
 
@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from quizzer.catalog import Catalog
-from quizzer.errors import UserError
-from quizzer.mastery import MASTERY_THRESHOLD, BKTParams, GradedAttempt, as_utc, replay
+from quizzer.common.errors import UserError
+from quizzer.learning.mastery import MASTERY_THRESHOLD, BKTParams, GradedAttempt, as_utc, replay
+from quizzer.templates.catalog import Catalog
 from quizzer.templates.schema import Template
 
 BINS = 5  # histogram of mastery in fifths: [0, .2), [.2, .4), …, [.8, 1]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from sqlmodel import Session
 
 from quizzer.bank.store import get_template, select_templates
-from quizzer.errors import UserError
+from quizzer.common.errors import UserError
 from quizzer.templates.instance import Instance, make_instance, stream
 
 

@@ -6,7 +6,7 @@
    of ``recent_keys`` (the last N shown, oldest first) while any other template remains.
    It applies to every rule below, so a card whose 1-minute learning step is due does not
    come straight back.
-2. **Due reviews** (``quizzer.review``) win, most overdue first.
+2. **Due reviews** (``quizzer.learning.review``) win, most overdue first.
 3. Otherwise the **weakest topic** (lowest BKT ``p_known``; unseen topics sit at the prior)
    among those whose prerequisites are reasonably mastered (``p_known`` ≥ 0.6, or the
    prerequisite has no template among the candidates and so cannot be practised), and of
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
-from quizzer.mastery import BKTParams, TopicMastery
-from quizzer.review import ReviewState, is_due, overdue, require_utc
+from quizzer.learning.mastery import BKTParams, TopicMastery
+from quizzer.learning.review import ReviewState, is_due, overdue, require_utc
 
 PREREQUISITE_THRESHOLD = 0.6
 T = TypeVar("T")
@@ -43,7 +43,7 @@ class CandidateLike(Protocol):
 
 
 class TopicLike(Protocol):
-    """A topic as the policy needs it (``quizzer.catalog.Topic`` fits)."""
+    """A topic as the policy needs it (``quizzer.templates.catalog.Topic`` fits)."""
 
     @property
     def name(self) -> str: ...

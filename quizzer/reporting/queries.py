@@ -7,7 +7,7 @@ from sqlmodel import Session, col, select
 
 from quizzer.bank.models import Attempt, Learner
 from quizzer.bank.store import parse_stored, select_templates
-from quizzer.report import ClassAttempt, ClassData
+from quizzer.reporting.report import ClassAttempt, ClassData
 
 
 def load_class(*, session: Session, paper: str | None = None, topic: str | None = None) -> ClassData:

@@ -19,7 +19,7 @@ and the learning transition then gives the estimate before the next attempt::
     P(L_{n+1}) = P(L | obs) + (1 - P(L | obs)) T
 
 As in Corbett & Anderson's model there is no forgetting term: forgetting is the review
-scheduler's job (``quizzer.review``), not this estimate's.
+scheduler's job (``quizzer.learning.review``), not this estimate's.
 
 **Defaults.**  ``p_init=0.1, p_learn=0.1, p_slip=0.1`` are conventional starting values
 rather than fitted ones (a student bank is too small to fit per-topic parameters): a low

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from quizzer.mathtext import render_math
 from quizzer.templates.instance import Instance
+from quizzer.text.mathtext import render_math
 
 
 def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = False,

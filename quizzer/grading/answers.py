@@ -2,7 +2,7 @@
 
 People type maths in many ways: ``4.2×10^6``, ``4,204,032``, ``√2/2``, ``x²``, ``2d``,
 ``−0.25`` with a Unicode minus.  This module rewrites all of them into the project's
-expression language (:mod:`quizzer.expr`), lets that bounded evaluator do the
+expression language (:mod:`quizzer.grading.expr`), lets that bounded evaluator do the
 arithmetic, and checks the result is the kind of value the question asks for.
 
 Every parser takes the raw text and returns the value or raises
@@ -25,8 +25,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from quizzer.errors import did_you_mean
-from quizzer.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
+from quizzer.common.errors import did_you_mean
+from quizzer.grading.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
 
 MAX_ANSWER_CHARS = 2000
 KINDS = ("number", "integer", "vector", "matrix", "shape", "bool", "choice", "multi", "expression", "text")
@@ -894,7 +894,7 @@ def parse(kind: str, text: str, **context: Any) -> Any:
     parser = _PARSERS.get(kind)
     if parser is None:
         raise ValueError(f"unknown answer kind {kind!r} (kinds: {', '.join(KINDS)})")
-    # The cap is on what was typed; normalized text may be longer and is bounded by quizzer.expr.
+    # The cap is on what was typed; normalized text may be longer and is bounded by quizzer.grading.expr.
     if isinstance(text, str) and len(text) > MAX_ANSWER_CHARS:
         raise AnswerFormatError("answer is too long")
     return parser(text, **context)

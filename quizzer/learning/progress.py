@@ -22,10 +22,10 @@ from sqlmodel import Session, col, select
 from quizzer import __version__
 from quizzer.bank.learners import learner_named
 from quizzer.bank.models import Attempt, Learner, ReviewCard, Template, utcnow
-from quizzer.errors import UserError, did_you_mean
-from quizzer.files import write_checked
-from quizzer.mastery import as_utc
-from quizzer.review import ReviewState
+from quizzer.common.errors import UserError, did_you_mean
+from quizzer.common.files import write_checked
+from quizzer.learning.mastery import as_utc
+from quizzer.learning.review import ReviewState
 
 FORMAT = "quizzer-progress"
 FORMAT_VERSION = 1
@@ -166,7 +166,7 @@ def _merge_reviews(session: Session, records: list[ReviewRecord], learner: Learn
         counts[0 if card is None else 1] += 1
         card = card or ReviewCard(learner_id=learner.id, template_key=record.template_key, state_json="",
                                   due=record.due)
-        card.state_json = json.dumps(record.state, sort_keys=True)  # as quizzer.review stores it
+        card.state_json = json.dumps(record.state, sort_keys=True)  # as quizzer.learning.review stores it
         card.due, card.updated_at = as_utc(record.due), as_utc(record.updated_at)
         session.add(card)
     return counts[0], counts[1], counts[2]

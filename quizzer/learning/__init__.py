@@ -1,0 +1,9 @@
+"""Learning: one learner's study session and what the bank remembers about them.
+
+Owns: ``study`` (the session the app drives: next question, grade-and-record, the dashboard),
+``mastery`` (per-topic Bayesian knowledge tracing), ``review`` (FSRS spaced review per question),
+``policy`` (what to practise next), ``selection`` (instances for generate/export), ``progress``
+(a learner's history as a portable file).
+May import: ``quizzer.bank``, ``templates``, ``grading``, ``text``, ``common``. ``mastery``,
+``review`` and ``policy`` are pure logic (no database); nothing here imports a face (CLI, TUI, export).
+"""
