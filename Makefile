@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine with Python >= 3.11 and make:
 #   make run   - create .venv, install, start quizzer
-#   make test  - create .venv (with dev extras), lint (ruff), type-check (mypy), run the whole suite
+#   make test  - create .venv (with dev extras), lint (ruff), type-check (mypy), check the layering (lint-imports),
+#                run the whole suite
 #   make bench-load - 50 simulated learners on PostgreSQL (a throwaway local server), then SQLite
 # The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
 PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
@@ -24,6 +25,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
