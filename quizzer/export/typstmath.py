@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from quizzer.text.mathtext import _SYMBOLS as _UNICODE_SYMBOLS  # the terminal renderer's LaTeX→Unicode table
+from quizzer.text.symbols import SYMBOLS as _UNICODE_SYMBOLS  # the terminal renderer's LaTeX→Unicode table
 
 
 class MathConversionError(ValueError):

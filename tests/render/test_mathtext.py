@@ -425,18 +425,15 @@ def test_deep_nesting_does_not_crash(tex: str) -> None:
 
 
 def test_imports_only_the_standard_library() -> None:
-    tree = ast.parse(Path(mathtext.__file__).read_text(encoding="utf-8"))
-    roots = {
-        alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import)
-        for alias in node.names
-    } | {
-        node.module.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0
-    }
-    assert roots <= set(sys.stdlib_module_names) | {"__future__"}
+    """The renderer runs on every prompt shown: its package imports the standard library and itself only."""
+    for path in Path(mathtext.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        modules |= {node.module for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom) and node.module and node.level == 0}
+        assert not any(node.level for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)), path.name
+        outside = {m for m in modules if not m.startswith("quizzer.text.")}
+        assert {m.split(".")[0] for m in outside} <= set(sys.stdlib_module_names) | {"__future__"}, path.name
 
 
 QUESTION = r"""**Positional encodings.** For position $p$ and dimension index $i$ the
