@@ -52,7 +52,7 @@ class LearnerResult:
 
 def answer_for(instance: Any, rng: random.Random) -> str:
     """A typed answer: right three times in four, else the question's first named misconception."""
-    from quizzer.grading.answers import describe
+    from quizzer.grading.describe import describe
 
     named = next((w for w in instance.spec.wrong_answers if w.id), None)
     if rng.random() < RIGHT_ANSWERS or named is None or instance.kind in ("multi", "expression", "text"):

@@ -107,10 +107,60 @@ def startup() -> None:
               f"min {min(samples) * 1000:.0f} ms (7 runs)")
 
 
+def class_answers(lines: int) -> str:
+    """A class's answers as `grade --batch` reads them: 30 learners, a paper's worth of questions and
+    seeds, each answer right or one of its known mistakes (a teacher's real mix)."""
+    import csv
+    import io
+    import random
+
+    from quizzer.templates.instance import make_instance
+    from quizzer.templates.loader import load_path
+
+    rng = random.Random(1)
+    templates = [load_path(p) for p in sorted((REPO / "questions").rglob("*.yaml"))]
+    instances = [make_instance(t, seed) for t in templates if t.kind != "text" for seed in (1, 2, 3)]
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["key", "seed", "answer", "learner", "seconds"])
+    for _ in range(lines):
+        instance = rng.choice(instances)
+        typed = rng.choice([typed_answer(instance), *(m.answer_text for m in instance.mistakes)])
+        writer.writerow([instance.key, instance.seed, typed, f"student{rng.randrange(30):02d}", rng.randrange(5, 90)])
+    return out.getvalue()
+
+
+def grade_batch(lines: int = 10_000) -> None:
+    """`quizzer grade --batch` over a class's answers, from the command line, beside bare Python."""
+    exe = Path(sys.executable).with_name("quizzer")
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "class.csv"
+        file.write_text(class_answers(lines), encoding="utf-8")
+        env = {**os.environ, "QUIZZER_DB": str(Path(folder) / "bank.sqlite")}
+        subprocess.run([str(exe), "list"], capture_output=True, check=True, env=env)  # the bank set up once
+        bare = wall([sys.executable, "-c", "pass"], env, 5)
+        for extra in (["--dry-run"], []):
+            seconds = wall([str(exe), "grade", "--batch", str(file), *extra], env, 1)
+            label = "dry run" if extra else "recorded"
+            print(f"grade --batch, {lines:,} lines, {label:<8}: {seconds:6.2f} s  ({lines / seconds:,.0f} lines/s; "
+                  f"bare `python -c pass` {bare * 1000:.0f} ms)")
+
+
+def wall(command: list[str], env: dict[str, str], runs: int) -> float:
+    """Median wall time of a command, in seconds (its exit status is not the point: a bad line gives 2)."""
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(command, capture_output=True, env=env)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
 def main() -> None:
     instances_and_grading()
     bank_import()
     startup()
+    grade_batch()
 
 
 if __name__ == "__main__":

@@ -5,6 +5,9 @@ attention, Transformer layers, norms, cross-entropy, parameter counts of real mo
 the meta device); the rest is written independently with tensor ops, so every answer can be
 computed twice by independent code. Inputs and outputs are NumPy arrays, python ints and floats
 exactly as in the NumPy backend. Importing this module imports torch.
+
+It is one module over 400 lines on purpose: it mirrors ``numpy_backend`` function for function,
+in the same order, so the two are read side by side.
 """
 
 from __future__ import annotations

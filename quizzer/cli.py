@@ -21,9 +21,13 @@ import typer
 
 from quizzer import __version__
 from quizzer.common.errors import UserError, did_you_mean
+from quizzer.templates import MAX_SEED, VALIDATION_SEEDS
 
 if TYPE_CHECKING:
     from sqlmodel import Session
+
+    from quizzer.export.document import Section
+    from quizzer.grading.verdict import Verdict
 
 app = typer.Typer(
     name="quizzer",
@@ -36,7 +40,6 @@ app = typer.Typer(
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
-MAX_SEED = 2**63 - 1  # the largest seed either database stores (a 64-bit signed integer)
 
 
 class Format(StrEnum):
@@ -125,7 +128,8 @@ def practise(
 def validate(
     paths: Annotated[list[Path] | None,
                      typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
-    seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
+    seeds: Annotated[int, typer.Option(min=1, max=10_000,
+                                       help="Seeds to test-render per template.")] = VALIDATION_SEEDS,
 ) -> None:
     """Check templates without writing anything: structure, references, and test renders."""
     from quizzer.templates.catalog import questions_dir
@@ -158,7 +162,8 @@ def verify(
 @reports_errors
 def add(
     files: Annotated[list[Path], typer.Argument(help="Template YAML files (or directories) to add or update.")],
-    seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to test-render per template.")] = 50,
+    seeds: Annotated[int, typer.Option(min=1, max=10_000,
+                                       help="Seeds to test-render per template.")] = VALIDATION_SEEDS,
 ) -> None:
     """Validate templates, then insert or update them in the bank: all files or none."""
     from quizzer.bank.store import import_templates
@@ -204,8 +209,9 @@ def list_templates(
         _check_filters(topic=topic, paper=paper)
         rows = select_templates(session=session, topic=topic, week=week, paper=paper)
         links = template_topics(session=session)
-    items = [{"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
-              "paper": r.paper, "topics": links.get(r.key, [])} for r in rows]
+    items: list[dict[str, Any]] = [  # JSON objects
+        {"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
+         "paper": r.paper, "topics": links.get(r.key, [])} for r in rows]
     if as_json:
         typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
         return
@@ -325,7 +331,7 @@ def export(
 
     if paper_only and answers_only:
         raise UserError("choose one of --paper-only and --answers-only")
-    only = "paper" if paper_only else "answers" if answers_only else None
+    only: Section | None = "paper" if paper_only else "answers" if answers_only else None
     check_request(fmt, output, only)
     selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
                           topic=topic, week=week, paper=paper, n=n)
@@ -346,17 +352,45 @@ def export(
 @reports_errors
 def grade(
     ctx: typer.Context,
-    key: Annotated[str, typer.Argument(help="Question key.")],
-    seed: Annotated[int, typer.Option(min=0, max=MAX_SEED, help="The instance's seed.")],
-    answer: Annotated[str, typer.Option(help="Your answer, typed as you would write it.")],
+    key: Annotated[str | None, typer.Argument(help="Question key (not with --batch).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="The instance's seed.")] = None,
+    answer: Annotated[str | None, typer.Option(help="Your answer, typed as you would write it.")] = None,
+    batch: Annotated[Path | None, typer.Option(
+        "--batch", help="Grade every line of a CSV (key,seed,answer[,learner,seconds]) or JSON Lines file; "
+                        "prints one JSON result per line.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
     seconds: Annotated[float | None, typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
 ) -> None:
-    """Grade an answer to one instance and record the attempt for the current profile."""
+    """Grade an answer (or a file of answers) and record each attempt, exactly as the app would."""
+    if batch is not None:
+        if key is not None or seed is not None or answer is not None or seconds is not None:
+            raise UserError("--batch takes its keys, seeds, answers and times from the file", where="--batch")
+        _grade_batch(batch, profile=ctx.obj, dry_run=dry_run)
+        return
+    if key is None or seed is None or answer is None:
+        missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
+        raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
+    from quizzer.learning.batch import verdict_json
+
+    verdict = _grade_one(key, seed, answer, profile=ctx.obj, dry_run=dry_run, seconds=seconds)
+    if as_json:
+        typer.echo(json.dumps(verdict_json(key, seed, verdict, recorded=not dry_run), indent=2, ensure_ascii=False))
+        return
+    from quizzer.text.mathtext import render_math
+
+    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
+               f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
+    if verdict.feedback:
+        typer.echo(render_math(verdict.feedback))
+
+
+def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool, seconds: float | None) -> Verdict:
+    """One answer graded, and recorded through the study session as the app records it."""
     from quizzer.bank.learners import ensure_learner
-    from quizzer.bank.store import record_attempt
     from quizzer.grading.verdict import grade as grade_answer
+    from quizzer.learning.study import Study
+    from quizzer.templates.catalog import load_catalog
     from quizzer.templates.instance import make_instance
 
     with bank_session() as session:
@@ -365,21 +399,26 @@ def grade(
         if verdict.verdict == "invalid":
             raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
         if not dry_run:
-            learner = ensure_learner(session=session, name=ctx.obj)
-            record_attempt(session=session, learner_id=learner.id, key=key, seed=seed, response=answer,
-                           verdict=verdict, seconds=seconds)
-    if as_json:
-        typer.echo(json.dumps({"key": key, "seed": seed, "verdict": verdict.verdict, "score": verdict.score,
-                               "expected": verdict.expected, "feedback": verdict.feedback,
-                               "misconception": verdict.misconception, "reading": verdict.reading,
-                               "recorded": not dry_run}, indent=2, ensure_ascii=False))
-        return
-    from quizzer.text.mathtext import render_math
+            study = Study(session, load_catalog(), ensure_learner(session=session, name=profile))
+            verdict, _ = study.answer(instance, answer, seconds)
+    return verdict
 
-    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
-               f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
-    if verdict.feedback:
-        typer.echo(render_math(verdict.feedback))
+
+def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
+    """JSON Lines out, one result per input line; exit status 2 when any line was bad."""
+    from quizzer.learning.batch import BatchGrader, read_lines
+    from quizzer.templates.catalog import load_catalog
+
+    text = _read_text(file)
+    bad = False
+    with bank_session() as session:
+        grader = BatchGrader(session, load_catalog(), profile=profile, dry_run=dry_run)
+        for result in grader.results(read_lines(text)):
+            bad = bad or "error" in result
+            typer.echo(json.dumps(result, ensure_ascii=False))
+        session.commit()
+    if bad:
+        raise typer.Exit(2)
 
 
 # --- the teacher's report -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ primary key) the step rebuilds the table as SQLite documents, and other database
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from sqlalchemy import (
     BigInteger,
@@ -24,6 +25,7 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    Select,
     String,
     Table,
     column,
@@ -37,7 +39,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint
 from sqlmodel import SQLModel
 
-from quizzer.bank.models import SCHEMA_VERSION, Meta, utcnow
+from quizzer.bank.models import SCHEMA_VERSION, Meta
+from quizzer.common.clock import utcnow
 
 Step = Callable[[Connection, str], None]  # (connection, default learner name)
 VERSION_KEY = "schema_version"
@@ -112,8 +115,11 @@ def _v1_to_v2(connection: Connection, default_learner: str) -> None:
     """Learners arrive: every existing attempt and review card goes to the default learner.
     Attempt seeds widen to 64 bits (SQLite's rebuild does it; elsewhere an ALTER)."""
     V2_LEARNER.create(connection)
-    learner_id = connection.execute(V2_LEARNER.insert().values(name=default_learner, created_at=utcnow())
-                                    ).inserted_primary_key[0]
+    inserted = connection.execute(V2_LEARNER.insert().values(name=default_learner, created_at=utcnow())
+                                  ).inserted_primary_key
+    if inserted is None:
+        raise RuntimeError("the default learner was inserted without a primary key")
+    learner_id = inserted[0]
     for owned in (V2_ATTEMPT, V2_REVIEWCARD):
         if connection.dialect.name == "sqlite":
             _rebuild(connection, owned, fill={"learner_id": learner_id})
@@ -131,10 +137,13 @@ def _rebuild(connection: Connection, new: Table, *, fill: dict[str, object]) -> 
     inspector = inspect(connection)
     kept = [c["name"] for c in inspector.get_columns(new.name)]
     for index in inspector.get_indexes(new.name):  # index names are global; the new table reuses them
+        if index["name"] is None:
+            raise RuntimeError(f"an unnamed index on {new.name} cannot be dropped")
         connection.execute(text(f"DROP INDEX {quote(index['name'])}"))
     connection.execute(text(f"ALTER TABLE {quote(new.name)} RENAME TO {quote(old_name)}"))
     new.create(connection)
-    rows = select(*(column(name) for name in kept), *(literal(value) for value in fill.values()))
+    rows: Select[*tuple[Any, ...]] = select(*(column(name) for name in kept),
+                                            *(literal(value) for value in fill.values()))
     connection.execute(new.insert().from_select([*kept, *fill], rows.select_from(table(old_name))))
     connection.execute(text(f"DROP TABLE {quote(old_name)}"))
 
@@ -154,6 +163,8 @@ def _add_learner_in_place(connection: Connection, new: Table, learner_id: int) -
             index.create(connection)
     if "learner_id" in new.primary_key.columns:
         old_key = inspect(connection).get_pk_constraint(new.name)["name"]
+        if old_key is None:
+            raise RuntimeError(f"the primary key of {new.name} has no name to drop it by")
         connection.execute(text(f"ALTER TABLE {name} DROP CONSTRAINT {quote(old_key)}"))
         connection.execute(AddConstraint(new.primary_key))
 

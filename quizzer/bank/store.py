@@ -16,7 +16,8 @@ from pathlib import Path
 from sqlmodel import Session, col, delete, select
 
 from quizzer.bank.db import begin_write, lock_setup
-from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic, utcnow
+from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic
+from quizzer.common.clock import utcnow
 from quizzer.common.errors import TemplateError, UserError, did_you_mean
 from quizzer.grading.verdict import Verdict
 from quizzer.templates import schema
@@ -154,16 +155,19 @@ def template_topics(*, session: Session) -> dict[str, list[str]]:
 
 
 def record_attempt(*, session: Session, learner_id: int, key: str, seed: int, response: str, verdict: Verdict,
-                   seconds: float | None = None, at: datetime | None = None) -> Attempt:
+                   seconds: float | None = None, at: datetime | None = None, commit: bool = True) -> Attempt:
     """Store one learner's graded attempt (never an invalid one) and commit it at once: nothing
     answered is lost.  ``at`` is when it was graded (UTC; default now), so a study session's clock
-    is the one recorded."""
+    is the one recorded.  ``commit=False`` only flushes: a batch of answers commits once, together."""
     if verdict.verdict == "invalid":
         raise ValueError("invalid responses are not attempts")
     attempt = Attempt(learner_id=learner_id, template_key=key, seed=seed, response=response, verdict=verdict.verdict,
                       score=verdict.score, misconception=verdict.misconception, seconds=seconds,
                       created_at=at or utcnow())
     session.add(attempt)
+    if not commit:
+        session.flush()
+        return attempt
     session.commit()
     session.refresh(attempt)
     return attempt

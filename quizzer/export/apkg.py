@@ -46,7 +46,7 @@ def deck_name(paper: Paper) -> str:
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
-    import genanki
+    import genanki  # type: ignore[import-untyped]  # genanki ships no type hints
 
     del sections  # a card always has its question on the front and its answer on the back
     model = genanki.Model(stable_id(MODEL_NAME), MODEL_NAME, fields=[{"name": name} for name in FIELDS],
@@ -68,7 +68,8 @@ class _Media:
     screen), named by (key, seed) so re-exports replace them."""
 
     def __init__(self, folder: Path):
-        self.folder, self.files = folder, []
+        self.folder = folder
+        self.files: list[str] = []
 
     def figure(self, question: Question, where: str) -> str:
         instance = question.instance

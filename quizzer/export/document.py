@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from quizzer.grading.answers import describe
+from quizzer.grading.describe import describe
 from quizzer.templates.instance import Instance
 
 Section = Literal["paper", "answers"]

@@ -6,8 +6,9 @@ How quizzer's answer kinds map onto Moodle's question types:
   (the widest of its relative, absolute and significant-figure criteria; integers exact);
   each misconception's wrong value is a 0 % answer carrying its feedback.
 * ``vector`` / ``matrix`` → ``cloze`` with one NUMERICAL blank per entry, laid out as a table.
-* ``choice`` → ``multichoice`` (single); ``multi`` → ``multichoice`` (multiple: correct options
-  share 100 %, wrong ones share −100 %); distractor feedback per option; display order kept.
+* ``choice`` → ``multichoice`` (single); ``multi`` → ``multichoice`` (multiple: each of the R
+  correct options is worth 100/R %, each wrong one −100/R %: quizzer's own select-all rule);
+  distractor feedback per option; display order kept.
 * ``bool`` → ``truefalse``.  ``shape`` / ``expression`` → ``shortanswer`` accepting the usual
   written forms (Moodle compares text, so algebraically equal but differently written
   expressions are not recognized).  ``text`` (recall cards) → ``essay`` with the model answer
@@ -27,7 +28,7 @@ import numpy as np
 
 from quizzer.export.document import Paper, Question, Section
 from quizzer.export.richtext import to_html
-from quizzer.grading.verdict import DEFAULT_SIG, Tolerance, half_unit
+from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit
 from quizzer.templates.instance import Instance
 
 
@@ -81,8 +82,10 @@ def _multichoice(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     correct = {instance.answer} if instance.kind == "choice" else set(instance.answer)
     feedback = {wrong.value: wrong.feedback for wrong in instance.spec.wrong_answers}
-    wrong_count = len(instance.choices) - len(correct)
-    answers = [_answer(100 / len(correct) if i in correct else (0 if instance.kind == "choice" else -100 / wrong_count),
+    # Each right option +1/R and each wrong one −1/R (R right options); Moodle floors the sum at 0, so a
+    # question scores max(0, (right picks − wrong picks) / R) here as in quizzer (questions/README.md).
+    wrong_fraction = 0 if instance.kind == "choice" else -100 / len(correct)
+    answers = [_answer(100 / len(correct) if i in correct else wrong_fraction,
                        choice, feedback.get(i, ""))
                for i, choice in enumerate(instance.choices)]
     settings = (f"<single>{'true' if instance.kind == 'choice' else 'false'}</single>"

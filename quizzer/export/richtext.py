@@ -17,7 +17,7 @@ import functools
 import html
 import re
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
@@ -51,12 +51,12 @@ def _markdown(math: MathStyle = "mathml") -> MarkdownIt:
 
 def to_html(text: str, *, math: MathStyle) -> str:
     """Block HTML (paragraphs, lists, tables, code) for a prompt or a solution."""
-    return _markdown(math).render(text)
+    return cast(str, _markdown(math).render(text))  # markdown-it types its renderer's output as Any
 
 
 def to_html_inline(text: str, *, math: MathStyle) -> str:
     """Inline HTML for a short text (a choice, an answer): no surrounding paragraph."""
-    return _markdown(math).renderInline(text)
+    return cast(str, _markdown(math).renderInline(text))
 
 
 def math_spans(text: str) -> list[tuple[str, bool]]:
@@ -148,7 +148,7 @@ _TYPST_NODES: dict[str, Callable[[SyntaxTreeNode], str]] = {
     "hr": lambda node: "#line(length: 100%, stroke: 0.5pt + gray)\n\n",
     "heading": lambda node: f"#strong[{_children(node)}]\n\n",
     "link": lambda node: _children(node),
-    "image": lambda node: escape_typst(node.attrs.get("alt", "") or ""),
+    "image": lambda node: escape_typst(cast(str, node.attrs.get("alt", "") or "")),  # an image's alt is text
     "math_inline": lambda node: f"${latex_to_typst(node.content)}$",
     "math_inline_double": lambda node: f"#fit-width($ {latex_to_typst(node.content)} $)",
     "math_block": lambda node: f"#fit-width($ {latex_to_typst(node.content)} $)\n\n",

@@ -9,6 +9,7 @@ corner where it hides the least of the data and of the marks' labels.
 from __future__ import annotations
 
 import math
+from typing import TypedDict
 
 from quizzer.figures.axes import Scale, nice_ticks, tick_labels
 from quizzer.figures.svg import Svg, element, points_path, text_width
@@ -169,7 +170,17 @@ class PlotBody:
                    * max(0.0, min(box[3], o[3]) - max(box[1], o[1])) for o, weight in self.obstacles)
 
 
-def _stroke(i: int, width: float) -> dict[str, float | str | None]:
+class _Stroke(TypedDict):
+    """The stroke attributes of series ``i``'s curve (its legend swatch too)."""
+
+    stroke: str
+    stroke_width: float
+    stroke_dasharray: str | None
+    fill: str
+    stroke_linejoin: str
+
+
+def _stroke(i: int, width: float) -> _Stroke:
     dashes = " ".join(f"{d * width:.2f}".rstrip("0").rstrip(".") for d in DASHES[i]) or None
     return {"stroke": PALETTE[i], "stroke_width": width, "stroke_dasharray": dashes, "fill": "none",
             "stroke_linejoin": "round"}

@@ -1,8 +1,17 @@
 """Grading: reading what a student typed, comparing it with the expected answer, scoring, naming the mistake.
 
-Owns: ``expr`` (the bounded expression evaluator shared with templates), ``answers`` (one reader
-per answer kind, and ``describe`` to show a value as it was read), ``verdict`` (tolerances,
-``AnswerSpec``, ``grade`` → ``Verdict`` with score, feedback and the misconception, ``values_match``).
+Owns, from the bottom up:
+``expr`` the bounded expression evaluator shared with templates (the security boundary);
+``typed`` typed maths into that language: ``clean``, ``normalize``, powers of ten, the arithmetic
+checks, ``AnswerFormatError`` and ``ExpressionAnswer``;
+``describe`` a value as it was read (``describe``, ``format_number``);
+``readers`` one reader per answer kind (``read_real``, ``parse_number`` … ``parse_text``, ``as_shape``);
+``choices`` reading choice and multi answers;
+``parse`` ``parse(kind, text)`` by kind, the ``MAX_ANSWER_CHARS`` cap, and ``preview`` for the answer box;
+``tolerance`` ``Tolerance``, ``half_unit``, ``DEFAULT_SIG``;
+``match`` ``values_match`` per kind, and expression equivalence by sampling;
+``verdict`` ``AnswerSpec``, ``WrongAnswer``, ``grade`` / ``self_grade`` → ``Verdict`` with score,
+feedback and the misconception.
 May import: ``quizzer.common`` and NumPy. Never the bank, the UI, an exporter or torch: grading
 is pure, so the app, the CLI, the exports and the report all grade the same way.
 """

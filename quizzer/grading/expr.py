@@ -1,5 +1,8 @@
 """A small, bounded expression language shared by templates and typed answers.
 
+It stays one module, longer than the rest, because it is the security boundary and is
+reviewed as a whole.
+
 Templates compute their answers with expressions such as
 ``decoder_layer_params(d_model, d_ff) * n_layers`` and students type answers such
 as ``sqrt(3/2)``.  Both are evaluated here, never by Python's ``eval``.

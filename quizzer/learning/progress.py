@@ -11,6 +11,7 @@ writes anything, and the caller commits once.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,7 +22,8 @@ from sqlmodel import Session, col, select
 
 from quizzer import __version__
 from quizzer.bank.learners import learner_named
-from quizzer.bank.models import Attempt, Learner, ReviewCard, Template, utcnow
+from quizzer.bank.models import Attempt, Learner, ReviewCard, Template
+from quizzer.common.clock import utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.files import write_checked
 from quizzer.learning.mastery import as_utc
@@ -140,6 +142,7 @@ def import_progress(*, session: Session, document: ProgressDocument, profile: st
     learner = learner_named(session=session, name=profile) or Learner(name=profile)
     session.add(learner)
     session.flush()
+    assert learner.id is not None, "a flushed learner"
     present = {_natural_key(a.template_key, a.seed, a.created_at, a.response)
                for a in session.exec(select(Attempt).where(Attempt.learner_id == learner.id)).all()}
     added = 0
@@ -157,6 +160,7 @@ def import_progress(*, session: Session, document: ProgressDocument, profile: st
 
 def _merge_reviews(session: Session, records: list[ReviewRecord], learner: Learner) -> tuple[int, int, int]:
     """Insert missing review states; replace one only with a more recent state.  (added, updated, kept)"""
+    assert learner.id is not None, "a flushed learner"
     counts = [0, 0, 0]
     for record in records:
         card = session.get(ReviewCard, (learner.id, record.template_key))
@@ -174,7 +178,9 @@ def _merge_reviews(session: Session, records: list[ReviewRecord], learner: Learn
 
 def _require_templates(session: Session, document: ProgressDocument, where: str) -> None:
     known = set(session.exec(select(Template.key)).all())
-    for field, records in (("attempts", document.attempts), ("reviews", document.reviews)):
+    sections: tuple[tuple[str, Sequence[AttemptRecord | ReviewRecord]], ...] = (
+        ("attempts", document.attempts), ("reviews", document.reviews))
+    for field, records in sections:
         for index, record in enumerate(records):
             if record.template_key not in known:
                 hint = did_you_mean(record.template_key, known) or "; add its template first ('quizzer add')"

@@ -98,6 +98,8 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
+    # The app commits every answer the moment it is graded; `grade --batch` commits its whole file at once.
+    commit_each: bool = True
 
     def __post_init__(self) -> None:
         self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=self.session)}
@@ -244,7 +246,8 @@ class Study:
         self.session.add(card)
         # record_attempt commits: the attempt and its review state land together.
         attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
-                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
+                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now,
+                                 commit=self.commit_each)
         assert attempt.id is not None
         self._learn_from(attempt)
         return Recorded(attempt.id, before)

@@ -3,7 +3,10 @@ never creates one; nothing here writes."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlmodel import Session, col, select
+from sqlmodel.sql.expression import Select
 
 from quizzer.bank.models import Attempt, Learner
 from quizzer.bank.store import parse_stored, select_templates
@@ -23,10 +26,12 @@ def load_class(*, session: Session, paper: str | None = None, topic: str | None 
 def class_attempts(*, session: Session, keys: list[str] | None) -> list[ClassAttempt]:
     """Every learner's attempts (on ``keys`` only, unless None), oldest first, with whose they are."""
     # Plain columns, not Attempt objects: a class has hundreds of thousands of attempts.
-    query = (select(Learner.name, Attempt.template_key, Attempt.seed, Attempt.verdict, Attempt.score,
-                    Attempt.misconception, Attempt.seconds, Attempt.created_at)
-             .join(Learner, col(Attempt.learner_id) == col(Learner.id))
-             .order_by(col(Attempt.created_at), col(Attempt.id)))
+    # sqlmodel types select() for at most four columns (it takes any number), hence the annotation.
+    query: Select[str, str, int, str, float, str | None, float | None, datetime] = (
+        select(Learner.name, Attempt.template_key, Attempt.seed, Attempt.verdict,  # type: ignore[call-overload]
+               Attempt.score, Attempt.misconception, Attempt.seconds, Attempt.created_at)
+        .join(Learner, col(Attempt.learner_id) == col(Learner.id))
+        .order_by(col(Attempt.created_at), col(Attempt.id)))
     if keys is not None:
         query = query.where(col(Attempt.template_key).in_(keys))
     return [ClassAttempt(*row) for row in session.exec(query).all()]

@@ -7,3 +7,9 @@ Owns: ``schema`` (the pydantic model of a template file), ``loader`` (safe YAML,
 from ``data/``), ``render`` (an instance as terminal text, Markdown or JSON).
 May import: ``engine``, ``quizzer.grading``, ``text``, ``common``. Never the bank or a face.
 """
+
+# How many seeds `quizzer validate` and `quizzer add` test-render per template (a constant here, not in
+# ``validate``, so the command line can show it as a default without importing the validator).
+VALIDATION_SEEDS = 200
+# The largest seed either database stores (a 64-bit signed integer).
+MAX_SEED = 2**63 - 1

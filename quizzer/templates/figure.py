@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -74,14 +74,16 @@ class Figure:
     ylim: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return _lists(asdict(self))
+        return cast(dict[str, Any], _lists(asdict(self)))
 
 
 def build_figure(spec: FigureSpec, evaluate: Evaluate, render: Render) -> Figure:
     """Evaluate every expression of ``spec`` and check the values fit the figure's kind and size."""
-    texts = {name: render(getattr(spec, name), f"figure.{name}") for name in ("title", "caption", "xlabel", "ylabel")}
+    title, caption, xlabel, ylabel = (render(getattr(spec, name), f"figure.{name}")
+                                      for name in ("title", "caption", "xlabel", "ylabel"))
     build = {"heatmap": _heatmap, "lines": _lines, "bars": _bars}[spec.kind]
-    return Figure(kind=spec.kind, where=spec.where, **texts, **build(spec, evaluate, render))
+    return Figure(kind=spec.kind, where=spec.where, title=title, caption=caption, xlabel=xlabel, ylabel=ylabel,
+                  **build(spec, evaluate, render))
 
 
 def _heatmap(spec: FigureSpec, evaluate: Evaluate, render: Render) -> dict[str, Any]:

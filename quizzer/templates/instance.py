@@ -15,20 +15,24 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, shared_budget
-from quizzer.grading.verdict import AnswerSpec, Tolerance, WrongAnswer
+from quizzer.grading.match import values_match
+from quizzer.grading.tolerance import Tolerance
+from quizzer.grading.verdict import AnswerSpec, WrongAnswer
+from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
+from quizzer.templates.answer_text import answer_text as write_answer
 from quizzer.templates.catalog import misconception_feedback
 from quizzer.templates.figure import Figure, FigureDataError, build_figure
-from quizzer.templates.functions import fmt, show, sig, template_functions
-from quizzer.templates.schema import ParamSpec, Template
+from quizzer.templates.functions import show, template_functions
+from quizzer.templates.schema import Dim, ParamSpec, Template
 
 MAX_DRAWS = 100  # how often `require` may reject a draw before the template is declared unsatisfiable
 CANONICAL_SEED = 0
@@ -54,6 +58,7 @@ class Instance:
     spec: AnswerSpec
     choices: tuple[str, ...] = ()
     figure: Figure | None = None
+    mistakes: tuple[Mistake, ...] = ()   # what each known mistake answers here, as it would be typed
     values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
@@ -64,7 +69,8 @@ class Instance:
         if self.choices:
             data["choices"] = list(self.choices)
         if solutions:
-            data |= {"answer": _jsonable(self.answer), "answer_text": self.answer_text, "solution": self.solution}
+            data |= {"answer": jsonable(self.answer), "answer_text": self.answer_text, "solution": self.solution,
+                     "mistakes": [mistake.to_json() for mistake in self.mistakes]}
         if self.figure is not None and (solutions or self.figure.where == "prompt"):
             data["figure"] = self.figure.to_json()
         return data
@@ -78,17 +84,18 @@ def make_instance(template: Template, seed: int) -> Instance:
         answer, choices = _answer(template, env, order)
         env = {**env, "answer": answer}
         render = functools.partial(_render, template, env)
-        answer_text = _answer_text(template, answer, choices)
+        answer_text = write_answer(template, answer, choices)
         spec = AnswerSpec(
             kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
             variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
-            expected_text=answer_text,
+            expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
         )
         return Instance(
             key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
             topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
             solution=render(template.solution, "solution"), answer=answer,
-            answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env), values=env,
+            answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env),
+            mistakes=known_mistakes(template, spec.wrong_answers, choices), values=env,
         )
 
 
@@ -139,10 +146,14 @@ def _sample(spec: ParamSpec, where: tuple[str, int, str, int], env: dict[str, An
         return low + spec.step * int(uniform(*where) * ((high - low) // spec.step + 1))
     if kind == "float":
         assert spec.float_ is not None
-        low, high = spec.float_
+        start, stop = spec.float_
         decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
-        return round(low + (high - low) * uniform(*where), decimals)
-    dims = (spec.vector,) if kind == "vector" else tuple(spec.matrix or ())
+        return round(start + (stop - start) * uniform(*where), decimals)
+    if kind == "vector":
+        assert spec.vector is not None
+        dims: tuple[Dim, ...] = (spec.vector,)
+    else:
+        dims = tuple(spec.matrix or ())
     shape = tuple(_dimension(template, dim, env, f"params.{name}") for dim in dims)
     return _random_array(spec, stream(*where), shape)
 
@@ -214,7 +225,10 @@ def coerce(template: Template, kind: str, value: Any, where: str) -> Any:
         raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
 
 
-def _finite(value: Any) -> Any:
+_Value = TypeVar("_Value", bound=ArrayLike)
+
+
+def _finite(value: _Value) -> _Value:
     if not np.all(np.isfinite(value)):
         raise ValueError(f"is not finite ({show(value)})")
     return value
@@ -280,6 +294,10 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) ->
         where = f"misconceptions.{i}.answer"
         value = (_render(template, env, str(m.answer), where) if template.kind == "expression"
                  else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
+        # A mistake that gives the right answer on this draw (bias=False makes "forgot the biases" harmless) is
+        # no mistake here: it is dropped for this seed, so a right answer is never graded as a mistake.
+        if values_match(template.kind, value, env["answer"], _tolerance(template)):
+            continue
         feedback = _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")
         wrong.append(WrongAnswer(m.id, value, feedback))
     return tuple(wrong)
@@ -292,31 +310,18 @@ def _feedback(template: Template, env: dict[str, Any], text: str | None, misconc
     return misconception_feedback(misconception) if misconception else ""
 
 
+def _named_sizes(env: dict[str, Any]) -> dict[str, int]:
+    """The instance's whole-number values by name (T = 31), which a typed shape may use: [T, S]."""
+    return {name: int(value) for name, value in env.items()
+            if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+            and name not in MATH_CONSTANTS and name != "answer"}
+
+
 def _tolerance(template: Template) -> Tolerance:
     given = template.tolerance
     if given.rel is None and given.abs is None and given.sig is None:
         return Tolerance()
     return Tolerance(rel=given.rel, abs=given.abs, sig=given.sig)
-
-
-def _answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> str:
-    """The expected answer as a student would write it, to the precision the tolerance asks for."""
-    if template.kind == "choice":
-        return f"({chr(97 + answer)}) {choices[answer]}"
-    if template.kind == "multi":
-        # Options are often sentences: "(a) … connection; (b) …", never "connection.; (b)".
-        return "; ".join(f"({chr(97 + i)}) {choices[i].rstrip('.')}" for i in sorted(answer))
-    if template.kind == "integer":
-        return f"{answer:,}"
-    if template.kind in ("vector", "matrix") and np.all(answer == np.round(answer)):
-        return show(answer)  # token ids, counts, 0/1 masks: whole numbers read best without decimals
-    if template.kind in ("number", "vector", "matrix"):
-        tolerance = template.tolerance
-        if tolerance.abs is not None:
-            return fmt(answer, max(0, math.ceil(-math.log10(tolerance.abs))))
-        digits = tolerance.sig or (math.ceil(-math.log10(tolerance.rel)) + 1 if tolerance.rel else DEFAULT_SIG)
-        return sig(answer, digits)  # rounding to the graded precision is itself within tolerance
-    return show(answer)
 
 
 # --- evaluation and rendering -------------------------------------------------------------------
@@ -354,13 +359,3 @@ def _figure(template: Template, env: dict[str, Any]) -> Figure | None:
 
 def _where(template: Template) -> str:
     return f"template {template.key!r}"
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, frozenset):
-        return sorted(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import ValidationError
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
+from pydantic import BaseModel, ValidationError
 
 from quizzer.common.errors import TemplateError, did_you_mean
 from quizzer.templates.schema import (
@@ -232,9 +232,10 @@ _UNION_TAGS = {"str", "int", "float", "bool", "list[any]", "tuple[int, int]", "t
 def _fields_at(parent: list[str]) -> list[str]:
     if not parent:
         return list(Template.model_fields)
-    models = {"params": ParamSpec, "tolerance": Tolerance, "choices": Choice, "misconceptions": Misconception,
-              "figure": FigureSpec}
-    nested = {("figure", "series"): FigureSeries, ("figure", "marks"): FigureMark}
+    models: dict[str, type[BaseModel]] = {"params": ParamSpec, "tolerance": Tolerance, "choices": Choice,
+                                          "misconceptions": Misconception, "figure": FigureSpec}
+    nested: dict[tuple[str, ...], type[BaseModel]] = {("figure", "series"): FigureSeries,
+                                                      ("figure", "marks"): FigureMark}
     model = nested.get(tuple(parent[:2])) or models.get(parent[0])
     if model is None:
         return []
@@ -243,7 +244,8 @@ def _fields_at(parent: list[str]) -> list[str]:
 
 def _line_of(root: yaml.Node, loc: list[str]) -> int | None:
     """The 1-based line of the YAML node at a pydantic location, as deep as it resolves."""
-    node, line = root, root.start_mark.line + 1
+    node = root
+    line: int = root.start_mark.line + 1  # a yaml.Mark's 0-based line
     for part in loc:
         child = next(_children(node, part), None)
         if child is None:

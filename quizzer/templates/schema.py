@@ -179,6 +179,9 @@ class Template(_Strict):
     tolerance: Tolerance = Tolerance()
     choices: list[Choice] | None = Field(default=None, min_length=2, max_length=12)
     shuffle: bool = True
+    # The answer does not depend on the numbers drawn (a true/false fact, say): the validator then
+    # allows a true/false or choice answer that is the same on every seed.
+    conceptual: bool = False
     misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
     solution: Text
     figure: FigureSpec | None = None

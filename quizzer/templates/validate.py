@@ -1,8 +1,9 @@
 """Validation beyond structure: catalogue references, and test-rendering over many seeds.
 
 A template passes only if, for every seed tried, it renders completely, its answer
-is finite and of its kind's form, and no misconception or distractor coincides
-with the correct answer (a student must never be told a right answer is wrong).
+is finite and of its kind's form, and no two misconceptions give the same answer (the
+feedback could not tell them apart).  A misconception that gives the correct answer on a seed
+is dropped for that seed by ``make_instance``: a right answer is never graded as a mistake.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from pathlib import Path
 import numpy as np
 
 from quizzer.common.errors import TemplateError, did_you_mean
-from quizzer.grading.verdict import values_match
+from quizzer.grading.match import values_match
+from quizzer.grading.verdict import grade
+from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template
 
-DEFAULT_SEEDS = 50
+DEFAULT_SEEDS = VALIDATION_SEEDS
 
 
 @dataclass(frozen=True)
@@ -49,14 +52,27 @@ def check_references(template: Template, catalog: Catalog) -> None:
 
 def check_renders(template: Template, seeds: Iterable[int]) -> int:
     """Render every seed and check each instance; returns how many seeds were rendered."""
+    answers: dict[str, int] = {}  # a true/false or choice answer's text → the first seed that drew it
     count = 0
     for seed in seeds:
         try:
-            check_instance(make_instance(template, seed))
+            instance = make_instance(template, seed)
+            check_instance(instance)
         except TemplateError as exc:
             raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=f"template {template.key!r}") from None
+        answers.setdefault(instance.answer_text, seed)
         count += 1
+    _check_answer_varies(template, answers, count)
     return count
+
+
+def _check_answer_varies(template: Template, answers: dict[str, int], count: int) -> None:
+    """A true/false or single-choice answer that is the same on every seed can be learned by position."""
+    if template.kind not in ("bool", "choice") or template.conceptual or len(answers) > 1 or count < 20:
+        return
+    (answer,) = answers
+    _fail(template, "answer", f"the answer is {answer!r} on every one of {count} seeds, so it can be learned by "
+          "position: let the numbers decide it, or declare 'conceptual: true' if it is a fact that never varies")
 
 
 def check_instance(instance: Instance) -> None:
@@ -66,10 +82,12 @@ def check_instance(instance: Instance) -> None:
     if instance.kind in ("choice", "multi"):
         return  # misconceptions there name distractors, which the schema keeps apart from correct choices
     spec = instance.spec
-    for i, wrong in enumerate(spec.wrong_answers):
-        if values_match(spec.kind, wrong.value, spec.expected, spec.tolerance):
-            raise TemplateError(f"field 'misconceptions.{i}' ({wrong.id}): gives the correct answer "
-                                f"{instance.answer_text}")
+    for mistake in instance.mistakes:  # typed as the learner would, it is graded back as that mistake
+        if mistake.id is not None and (got := grade(spec, mistake.answer_text).misconception) != mistake.id:
+            raise TemplateError(f"misconception {mistake.id!r}: its answer typed as printed ({mistake.answer_text}) "
+                                f"is graded as {got or 'no misconception'}, so a learner making it would not hear "
+                                "about it")
+    for i, wrong in enumerate(spec.wrong_answers):  # those giving the correct answer were dropped for this seed
         for other in spec.wrong_answers[i + 1:]:
             if np.shape(wrong.value) == np.shape(other.value) and values_match(
                     spec.kind, wrong.value, other.value, spec.tolerance):

@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 from quizzer.bank.learners import ensure_learner, find_learner
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.common.errors import UserError
-from quizzer.grading.answers import describe
+from quizzer.grading.describe import describe
 from quizzer.learning.mastery import as_utc
 from quizzer.learning.progress import export_progress, import_progress, read_document, write_document
 from quizzer.learning.study import Study

@@ -84,10 +84,10 @@ def test_grade_correct_wrong_misconception_and_records() -> None:
     right = answer_for(KEY, 9)
     code, out, _ = run("grade", KEY, "--seed", "9", "--answer", right, "--json")
     assert code == 0 and json.loads(out)["verdict"] == "correct" and json.loads(out)["recorded"]
-    code, out, _ = run("grade", KEY, "--seed", "0", "--answer", "37,888,000", "--json")
+    code, out, _ = run("grade", KEY, "--seed", "0", "--answer", "18,981,000", "--json")  # a bias it has not
     verdict = json.loads(out)
     assert code == 0 and verdict["verdict"] == "incorrect"
-    assert verdict["misconception"] == "counted_tied_weights_twice"
+    assert verdict["misconception"] == "counted_nonexistent_biases"
     assert verdict["expected"].replace(",", "") == "18944000"
 
 

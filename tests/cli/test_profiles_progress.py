@@ -40,7 +40,7 @@ def listed() -> dict[str, dict[str, object]]:
 def test_attempts_go_to_the_option_then_the_environment_then_the_os_user(monkeypatch: pytest.MonkeyPatch) -> None:
     grade()
     grade("--profile", "ada")
-    grade("--profile", "ada", answer="37888000")
+    grade("--profile", "ada", answer="18981000")
     monkeypatch.setenv("QUIZZER_PROFILE", "bob")
     grade()
     profiles = listed()
@@ -91,13 +91,13 @@ def test_export_then_import_into_another_bank(isolated_bank: Path, tmp_path: Pat
     other = tmp_path / "other.sqlite"
     shutil.copyfile(isolated_bank, other)
     grade("--profile", "ada")
-    grade("--profile", "ada", answer="37888000")
+    grade("--profile", "ada", answer="18981000")
     file = tmp_path / "ada.json"
     code, out, _ = run("--profile", "ada", "progress", "export", str(file))
     assert code == 0 and out == f"Exported 2 attempt(s) and 0 review state(s) of profile 'ada' to {file}.\n"
     document = json.loads(file.read_text())
     assert [a["verdict"] for a in document["attempts"]] == ["correct", "incorrect"]
-    assert document["attempts"][1]["misconception"] == "counted_tied_weights_twice"
+    assert document["attempts"][1]["misconception"] == "counted_nonexistent_biases"
 
     monkeypatch.setenv("QUIZZER_DB", str(other))
     code, out, _ = run("progress", "import", str(file))

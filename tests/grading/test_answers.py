@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quizzer.grading import answers
-from quizzer.grading.answers import AnswerFormatError, describe, parse
+from quizzer.grading import readers
+from quizzer.grading.describe import describe
+from quizzer.grading.parse import parse
+from quizzer.grading.typed import AnswerFormatError
 
 E = math.e
 OPTIONS = ("softmax", "0.250", "layer norm", "[B, T, 64]")
@@ -188,9 +190,9 @@ def test_integer_rejections(text: str, message: str) -> None:
 
 
 def test_read_real_keeps_literals_exact() -> None:
-    assert answers.read_real("4.204032e6") == Fraction(4204032)
-    assert answers.read_real("0.1") == Fraction(1, 10)
-    assert answers.read_real("25224192") == 25224192
+    assert readers.read_real("4.204032e6") == Fraction(4204032)
+    assert readers.read_real("0.1") == Fraction(1, 10)
+    assert readers.read_real("25224192") == 25224192
 
 
 # ---------------------------------------------------------------------------- vector
@@ -326,9 +328,9 @@ def test_shape_rejections(text: str, message: str) -> None:
 
 
 def test_as_shape_normalizes_expected_values_like_typed_ones() -> None:
-    assert answers.as_shape(("B", "h * d_v", 64.0, np.int64(3))) == ("B", "h*d_v", 64, 3)
-    assert answers.as_shape("[B, h, S, T]") == ("B", "h", "S", "T")
-    assert answers.as_shape(np.array([2, 4])) == (2, 4)
+    assert readers.as_shape(("B", "h * d_v", 64.0, np.int64(3))) == ("B", "h*d_v", 64, 3)
+    assert readers.as_shape("[B, h, S, T]") == ("B", "h", "S", "T")
+    assert readers.as_shape(np.array([2, 4])) == (2, 4)
 
 
 # ------------------------------------------------------------------------------ bool
@@ -528,7 +530,7 @@ def test_repr_of_a_float_list_parses_exactly(values: list[float]) -> None:
 # ----------------------------------------------------------------------- boundaries
 
 def test_answers_and_grading_import_no_heavy_frameworks() -> None:
-    code = ("import sys, quizzer.grading.answers, quizzer.grading.verdict; "
+    code = ("import sys, quizzer.grading.parse, quizzer.grading.verdict; "
             "print(sorted(m for m in ('textual', 'sqlmodel', 'sqlalchemy', 'torch') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

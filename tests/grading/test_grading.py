@@ -9,18 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizzer.grading.answers import MAX_ANSWER_CHARS
-from quizzer.grading.verdict import (
-    VERDICTS,
-    AnswerSpec,
-    Tolerance,
-    Verdict,
-    WrongAnswer,
-    grade,
-    half_unit,
-    self_grade,
-    values_match,
-)
+from quizzer.grading.match import values_match
+from quizzer.grading.parse import MAX_ANSWER_CHARS
+from quizzer.grading.tolerance import Tolerance, half_unit
+from quizzer.grading.verdict import VERDICTS, AnswerSpec, Verdict, WrongAnswer, grade, self_grade
 
 LETTERED = ("alpha", "beta", "gamma", "delta")
 
@@ -305,12 +297,14 @@ MULTI = AnswerSpec(
 @pytest.mark.parametrize(("response", "verdict", "score", "feedback"), [
     ("a, c", "correct", 1.0, "correct"),
     ("ca", "correct", 1.0, "correct"),
-    ("a", "partial", 0.75, "you missed (c)"),
-    ("a, b", "partial", 0.5, "you missed (c); (b) should not be selected"),
-    ("a c d", "partial", 0.75, "(d) should not be selected"),
-    ("none", "partial", 0.5, "you missed (a) and (c)"),
+    # Right picks minus wrong picks over the two right options, never below 0.
+    ("a", "partial", 0.5, "you missed (c)"),
+    ("a, b", "incorrect", 0.0, "you missed (c); (b) should not be selected"),
+    ("a c d", "partial", 0.5, "(d) should not be selected"),
+    ("none", "incorrect", 0.0, "you missed (a) and (c)"),
+    ("a b c d", "incorrect", 0.0, "(b) and (d) should not be selected"),
     ("b, d", "incorrect", 0.0, "That describes BatchNorm."),
-    ("b", "partial", 0.25, "you missed (a) and (c); (b) should not be selected"),
+    ("b", "incorrect", 0.0, "you missed (a) and (c); (b) should not be selected"),
 ])
 def test_multi_grading(response: str, verdict: str, score: float, feedback: str) -> None:
     result = grade(MULTI, response)
@@ -322,7 +316,7 @@ def test_multi_distractor_naming_a_mistake_explains_itself() -> None:
     spec = AnswerSpec("multi", frozenset({0, 2}), options=LETTERED,
                       wrong_answers=(WrongAnswer("batchnorm_single_value", 3, "One value is its own mean."),))
     result = grade(spec, "a, c, d")
-    assert (result.verdict, result.score, result.misconception) == ("partial", 0.75, "batchnorm_single_value")
+    assert (result.verdict, result.score, result.misconception) == ("partial", 0.5, "batchnorm_single_value")
     assert result.feedback == "(d) should not be selected — One value is its own mean."
     assert grade(spec, "d").misconception == "batchnorm_single_value"
     assert grade(spec, "a, b, c").misconception is None

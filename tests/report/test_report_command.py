@@ -49,6 +49,7 @@ def simulate(templates: dict[str, Template], now: datetime) -> list[Answer]:
     """Each learner answers 8 questions of the two papers, then each of them again; a wrong answer
     makes one of the question's named misconceptions when it has any."""
     rng = random.Random(2026)
+    mistakes = random.Random(7)  # its own stream: editing a template's misconceptions leaves who is right alone
     pool = sorted(key for key, t in templates.items() if t.paper in PAPERS)
     answers = []
     for n, name in enumerate(LEARNERS):
@@ -56,7 +57,7 @@ def simulate(templates: dict[str, Template], now: datetime) -> list[Answer]:
         for step, key in enumerate(rng.sample(pool, 8) * 2):
             template = templates[key]
             correct = rng.random() < 0.15 + 0.8 * n / len(LEARNERS) - 0.1 * (template.difficulty - 1)
-            mistake = rng.choice(template.misconceptions).id if template.misconceptions and not correct else None
+            mistake = mistakes.choice(template.misconceptions).id if template.misconceptions and not correct else None
             answers.append(Answer(name, key, correct, mistake, start + timedelta(minutes=5 * step)))
     return answers
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, ReviewCard
-from quizzer.grading.answers import describe
+from quizzer.grading.describe import describe
 from quizzer.learning.study import Study, TopicRow
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance, make_instance

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from quizzer.common.errors import TemplateError
+from quizzer.grading.verdict import grade
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import load_path, load_text
@@ -85,11 +86,16 @@ def test_unsatisfiable_require_fails_validation_instead_of_hanging() -> None:
         check_renders(t, range(3))
 
 
-def test_misconception_equal_to_answer_is_rejected() -> None:
+def test_misconception_equal_to_answer_is_dropped_for_that_seed() -> None:
     t = template(BASE + "kind: integer\nparams:\n  a: {int: [1, 5]}\nprompt: p\nanswer: a * 2\n"
-                 "misconceptions:\n  - id: forgot_biases\n    answer: a + a\nsolution: s\n")
-    with pytest.raises(TemplateError, match=r"seed 0: field 'misconceptions.0' \(forgot_biases\): gives the correct"):
-        check_renders(t, range(3))
+                 "misconceptions:\n  - id: forgot_biases\n    answer: 'a + a if a < 3 else a + 1'\nsolution: s\n")
+    instances = [make_instance(t, seed) for seed in range(40)]
+    for instance in instances:
+        kept = [wrong.value for wrong in instance.spec.wrong_answers]
+        assert kept == ([] if instance.answer < 6 else [instance.answer // 2 + 1])
+        assert grade(instance.spec, str(instance.answer)).verdict == "correct"
+    assert {len(i.spec.wrong_answers) for i in instances} == {0, 1}  # both cases were drawn
+    assert check_renders(t, range(40)) == 40
 
 
 def test_unknown_topic_and_misconception_are_named() -> None:

@@ -22,9 +22,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizzer.grading import answers, expr
-from quizzer.grading.answers import AnswerFormatError
+from quizzer.grading import expr
 from quizzer.grading.expr import ExprError
+from quizzer.grading.parse import parse
+from quizzer.grading.typed import AnswerFormatError
 from quizzer.grading.verdict import VERDICTS, AnswerSpec, Verdict, WrongAnswer, grade
 from quizzer.templates.functions import template_functions
 
@@ -114,7 +115,7 @@ def check_parse(kind: str, text: str) -> None:
     context = {"options": SPECS[kind].options} if kind in ("choice", "multi") else {}
     context |= {"variables": SPECS[kind].variables} if kind == "expression" else {}
     with contextlib.suppress(AnswerFormatError, ExprError):
-        answers.parse(kind, text, **context)
+        parse(kind, text, **context)
 
 
 @pytest.mark.parametrize("kind", list(SPECS))

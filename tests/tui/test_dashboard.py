@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 from textual.widgets import DataTable, Static
 
-from quizzer.grading.answers import describe
+from quizzer.grading.describe import describe
 from quizzer.learning.study import Study
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import make_instance

@@ -138,7 +138,7 @@ def test_table_lists_answers_newest_first_and_the_plot_has_data(new_app: Callabl
                 ["Wed 12:00", "bahdanau-score-inputs", "✘ incorrect", "0%", "12 s"],
                 ["Wed 09:00", Q277, "✘ incorrect", "0%", "40 s"],
             ]
-            assert cells[-1][5] == app.study.catalog.misconceptions["forgot_biases"].title
+            assert cells[-1][5] == app.study.catalog.misconceptions["counted_nonexistent_biases"].title
             assert "2 topics" in str(screen.query_one("#history-summary", Static).render())
 
             plot = screen.query_one("#history-plot", PlotextPlot)

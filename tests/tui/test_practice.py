@@ -12,7 +12,7 @@ from textual.widgets import Input, Markdown, Static
 
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
-from quizzer.grading.answers import describe
+from quizzer.grading.describe import describe
 from quizzer.templates.instance import Instance
 from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import DashboardScreen

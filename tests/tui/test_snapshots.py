@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from textual.widgets import DataTable, Input
 
-from quizzer.grading.answers import describe
+from quizzer.grading.describe import describe
 from quizzer.templates.instance import Instance
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.practice import PracticeScreen

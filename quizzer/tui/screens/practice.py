@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TypedDict
 
 from textual import on
 from textual.app import ComposeResult
@@ -46,6 +47,14 @@ OPEN_KEYS = Content.from_markup(
 ANSWERED_KEYS = Content.from_markup("[b]n[/] or [b]enter[/] next question  [b]esc[/] back  [b]?[/] help")
 
 
+class PracticeFilters(TypedDict):
+    """The keyword arguments of ``Study.next``: None leaves that filter open."""
+
+    topic: str | None
+    week: int | None
+    paper: str | None
+
+
 class PracticeScreen(Screen[None]):
     """Practise within optional filters (topic, week, paper); every answer is recorded at once."""
 
@@ -61,7 +70,8 @@ class PracticeScreen(Screen[None]):
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
                  paper: str | None = None) -> None:
         super().__init__()
-        self.study, self.filters = study, {"topic": topic, "week": week, "paper": paper}
+        self.study = study
+        self.filters: PracticeFilters = {"topic": topic, "week": week, "paper": paper}
         self.question: Question | None = None
         self.shown_at = 0.0
         self.answered = False

@@ -10,8 +10,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from quizzer.grading.answers import AnswerFormatError, describe, parse
-from quizzer.grading.expr import ExprError
+from quizzer.grading.parse import preview
 from quizzer.text.mathtext import render_math
 
 PLACEHOLDERS = {
@@ -60,9 +59,7 @@ class AnswerBox(Vertical):
         # Assembled rather than markup: answers and messages are full of brackets ("[B, T, 64]").
         if not text.strip():
             return Content("")
-        try:
-            value = parse(self.kind, text, **self.context)
-        except (AnswerFormatError, ExprError) as exc:
-            return Content.assemble((f"not readable yet: {exc}", "dim"))
-        shown = value.source if hasattr(value, "source") else describe(self.kind, value)
-        return Content.assemble("I read: ", (render_math(str(shown)), "bold"))
+        shown = preview(self.kind, text, **self.context)
+        if not shown.readable:
+            return Content.assemble((f"not readable yet: {shown.text}", "dim"))
+        return Content.assemble("I read: ", (render_math(shown.text), "bold"))

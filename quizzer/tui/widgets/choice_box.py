@@ -38,7 +38,8 @@ class ChoiceBox(Vertical):
 
     # Both kinds are an OptionList, which wraps long options (a SelectionList draws its checkbox
     # on every wrapped line and loses some); a multi question marks its picks in the option text.
-    BINDINGS = [Binding("space", "toggle", "Select", show=False)]
+    # Not "toggle": that is every DOM node's action_toggle(attribute_name), a different signature.
+    BINDINGS = [Binding("space", "toggle_highlighted", "Select", show=False)]
 
     class Submitted(Message):
         def __init__(self, text: str) -> None:
@@ -92,7 +93,7 @@ class ChoiceBox(Vertical):
         self.chosen ^= {index}
         self.query_one(OptionList).replace_option_prompt_at_index(index, self._label(index))
 
-    def action_toggle(self) -> None:
+    def action_toggle_highlighted(self) -> None:
         highlighted = self.query_one(OptionList).highlighted
         if self.multi and highlighted is not None:
             self.toggle(highlighted)

@@ -75,7 +75,7 @@ def _cell_style(value: float | None, low: float, high: float) -> str:
 
 def plot_text(figure: Figure) -> Text:
     """Curves or bars as a terminal plot (plotext), with a legend and vertical marks."""
-    import plotext
+    import plotext  # type: ignore[import-untyped]  # plotext ships no type hints
 
     plotext.clear_figure()
     plotext.plotsize(*PLOT_SIZE)

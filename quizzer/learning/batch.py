@@ -1,0 +1,198 @@
+"""Grade many typed answers in one process: ``quizzer grade --batch FILE``.
+
+This is how a teacher marks a class's answers collected elsewhere (a form, a transcribed paper).
+The file is CSV with the header ``key,seed,answer[,learner,seconds]``, or JSON Lines with those
+fields (``{"key": …, "seed": …, "answer": …}``, ``learner`` and ``seconds`` optional); which one is
+told by its first character.  Each line is graded exactly as the app grades it and, unless it is a
+dry run, recorded by :meth:`Study.answer` — the one path every answer takes — as an attempt of its
+learner (created if new; the current profile when the line names none), with its review card.  The
+answers are committed after the last line (and whenever a new learner's profile is created), not
+one by one: a class's file is one piece of work.
+
+One result comes out per input line, in order, with the fields of ``quizzer grade --json`` and the
+line number; a line that cannot be graded (an unknown key, a bad seed, an unreadable answer) gets
+``{"line": n, "error": "…"}`` and the others are still graded.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sqlmodel import Session
+
+from quizzer.bank.learners import ensure_learner
+from quizzer.bank.store import all_templates
+from quizzer.common.errors import UserError, did_you_mean
+from quizzer.common.profiles import valid_name
+from quizzer.grading.verdict import Verdict, grade
+from quizzer.learning.study import Study
+from quizzer.templates import MAX_SEED
+from quizzer.templates.catalog import Catalog
+from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.schema import Template
+
+REQUIRED = ("key", "seed", "answer")
+OPTIONAL = ("learner", "seconds")
+INSTANCES_KEPT = 4096  # a class answering one paper shares a few (key, seed) pairs: compute each once
+
+
+@dataclass(frozen=True)
+class Line:
+    """One answer to grade, as read from the file."""
+
+    number: int
+    key: str
+    seed: int
+    answer: str
+    learner: str | None
+    seconds: float | None
+
+
+class BadLine(Exception):
+    """A line that cannot be graded, and why."""
+
+    def __init__(self, number: int, message: str) -> None:
+        super().__init__(message)
+        self.number = number
+
+
+def verdict_json(key: str, seed: int, verdict: Verdict, *, recorded: bool) -> dict[str, Any]:
+    """The fields `quizzer grade --json` prints for one graded answer (batch results add line and learner)."""
+    return {"key": key, "seed": seed, "verdict": verdict.verdict, "score": verdict.score,
+            "expected": verdict.expected, "feedback": verdict.feedback, "misconception": verdict.misconception,
+            "reading": verdict.reading, "recorded": recorded}
+
+
+def read_lines(text: str) -> Iterator[Line | BadLine]:
+    """Every answer line of a CSV or JSON Lines file, or why it cannot be read."""
+    if text.lstrip().startswith("{"):
+        yield from _json_lines(text)
+    else:
+        yield from _csv_lines(text)
+
+
+def _csv_lines(text: str) -> Iterator[Line | BadLine]:
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [name.strip() for name in reader.fieldnames or []]
+    missing = [name for name in REQUIRED if name not in header]
+    unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
+    if missing or unknown:
+        problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
+        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})")
+    reader.fieldnames = header
+    for row in reader:
+        number = reader.line_num
+        if None in row or any(value is None for value in row.values()):
+            yield BadLine(number, f"expected {len(header)} fields, as in the header")
+            continue
+        yield _line(number, row)
+
+
+def _json_lines(text: str) -> Iterator[Line | BadLine]:
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            yield BadLine(number, f"not a JSON object ({exc.__class__.__name__})")
+            continue
+        if not isinstance(record, dict):
+            yield BadLine(number, "not a JSON object")
+            continue
+        unknown = sorted(set(record) - set(REQUIRED + OPTIONAL))
+        if unknown:
+            yield BadLine(number, f"unknown field {unknown[0]!r}{did_you_mean(unknown[0], REQUIRED + OPTIONAL)}")
+            continue
+        yield _line(number, record)
+
+
+def _line(number: int, record: dict[str, Any]) -> Line | BadLine:
+    """Check one record's fields; every problem is the line's own error."""
+    try:
+        missing = [name for name in REQUIRED if record.get(name) in (None, "")]
+        if missing:
+            raise ValueError(f"missing {missing[0]!r}")
+        key, answer = record["key"], record["answer"]
+        if not isinstance(key, str) or not isinstance(answer, str | int | float) or isinstance(answer, bool):
+            raise ValueError("'key' must be text and 'answer' text or a number")
+        learner = record.get("learner") or None
+        if learner is not None:
+            learner = valid_name(str(learner), where="'learner'")
+        return Line(number, key.strip(), _seed(record["seed"]), str(answer), learner, _seconds(record.get("seconds")))
+    except (ValueError, UserError) as exc:
+        return BadLine(number, str(exc))
+
+
+def _seed(value: Any) -> int:
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or int(text) > MAX_SEED:
+        raise ValueError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {text[:40]!r}")
+    return int(text)
+
+
+def _seconds(value: Any) -> float | None:
+    if value in (None, ""):
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = math.nan
+    if isinstance(value, bool) or not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"'seconds' must be a number of seconds ≥ 0, got {str(value)[:40]!r}")
+    return seconds
+
+
+class BatchGrader:
+    """Grades lines against the bank's templates, recording each for its learner unless ``dry_run``."""
+
+    def __init__(self, session: Session, catalog: Catalog, *, profile: str, dry_run: bool) -> None:
+        self.session, self.catalog, self.profile, self.dry_run = session, catalog, profile, dry_run
+        self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=session)}
+        self.studies: dict[str, Study] = {}
+        self.instances: dict[tuple[str, int], Instance] = {}
+
+    def results(self, lines: Iterator[Line | BadLine]) -> Iterator[dict[str, Any]]:
+        """One result per line, in order: the verdict, or the line's error.  The caller commits."""
+        for line in lines:
+            if isinstance(line, BadLine):
+                yield {"line": line.number, "error": str(line)}
+                continue
+            try:
+                yield self.grade(line)
+            except BadLine as bad:
+                yield {"line": bad.number, "error": str(bad)}
+
+    def grade(self, line: Line) -> dict[str, Any]:
+        instance = self._instance(line)
+        learner = line.learner or self.profile
+        verdict = grade(instance.spec, line.answer)
+        if verdict.verdict == "invalid":  # checked before a learner is created for it
+            raise BadLine(line.number, f"could not read the answer {line.answer[:60]!r}: {verdict.feedback}")
+        if not self.dry_run:
+            verdict, _ = self._study(learner).answer(instance, line.answer, line.seconds)
+        return {"line": line.number, "learner": learner,
+                **verdict_json(line.key, line.seed, verdict, recorded=not self.dry_run)}
+
+    def _instance(self, line: Line) -> Instance:
+        template = self.templates.get(line.key)
+        if template is None:
+            raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, self.templates)}")
+        cache_key = (line.key, line.seed)
+        if cache_key not in self.instances:
+            if len(self.instances) >= INSTANCES_KEPT:
+                self.instances.clear()
+            self.instances[cache_key] = make_instance(template, line.seed)
+        return self.instances[cache_key]
+
+    def _study(self, name: str) -> Study:
+        if name not in self.studies:
+            learner = ensure_learner(session=self.session, name=name)
+            self.studies[name] = Study(self.session, self.catalog, learner, commit_each=False)
+        return self.studies[name]
