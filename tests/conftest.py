@@ -30,10 +30,10 @@ def isolated_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(scope="session")
 def bundled_bank_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A bank with every bundled template imported, built once per test run."""
-    from quizzer.bank.ready import open_ready_bank
+    from quizzer.learning.regrade import open_current_bank
 
     path = tmp_path_factory.mktemp("bundled") / "bank.sqlite"
-    engine, session = open_ready_bank(str(path))
+    engine, session = open_current_bank(str(path))
     session.close()
     engine.dispose()  # the last connection closing checkpoints the WAL into the file
     return path
@@ -66,10 +66,10 @@ def postgres() -> Iterator[PostgresServer]:
 @pytest.fixture(scope="session")
 def postgres_bundled_template(postgres: PostgresServer) -> Iterator[str]:
     """A PostgreSQL database with every bundled template imported, copied by each test that wants it."""
-    from quizzer.bank.ready import open_ready_bank
+    from quizzer.learning.regrade import open_current_bank
 
     url = postgres.create()
-    engine, session = open_ready_bank(url)
+    engine, session = open_current_bank(url)
     session.close()
     engine.dispose()  # a template database must have no connections when it is copied
     yield make_url(url).database

@@ -195,7 +195,7 @@ def _create_or_upgrade(engine: Engine, url: str) -> None:
         if version is None:
             create_latest(connection)
         elif version < SCHEMA_VERSION:
-            backup = _backup_sqlite(url, version)
+            backup = backup_sqlite(url, f"v{version}")
             upgrade(connection, from_version=version, default_learner=os_profile_name())
     if backup is not None:
         print(f"quizzer: upgraded the bank to schema version {SCHEMA_VERSION}; "
@@ -227,19 +227,20 @@ def _exclusive_transaction(engine: Engine) -> Iterator[Connection]:
         connection.commit()
 
 
-def _backup_sqlite(url: str, version: int) -> Path | None:
-    """Copy a bank file before upgrading it, with SQLite's online backup (consistent even in WAL
-    mode); an existing backup is never overwritten.  It reads through a connection of its own:
-    SQLite refuses to back up from the connection holding the write lock, and while we hold that
-    lock nobody can change the bank between this copy and the upgrade."""
+def backup_sqlite(url: str, label: str) -> Path | None:
+    """Copy a bank file before upgrading it (``bank.sqlite.LABEL.bak``), with SQLite's online backup
+    (consistent even in WAL mode); an existing backup is never overwritten.  It reads through a
+    connection of its own: SQLite refuses to back up from the connection holding the write lock, and
+    while we hold that lock nobody can change the bank between this copy and the upgrade.  Other
+    databases (PostgreSQL) are backed up by their administrators: None."""
     path = Path(url.removeprefix("sqlite:///"))
     if not url.startswith("sqlite:///") or not path.is_file():
         return None
-    target = path.with_name(f"{path.name}.v{version}.bak")
+    target = path.with_name(f"{path.name}.{label}.bak")
     for number in itertools.count(2):
         if not target.exists():
             break
-        target = path.with_name(f"{path.name}.v{version}.{number}.bak")
+        target = path.with_name(f"{path.name}.{label}.{number}.bak")
     partial = target.with_name(target.name + ".partial")
     try:
         with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as source, \

@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
+from sqlalchemy import insert
 from sqlmodel import Session, col, delete, select
 
 from quizzer.bank.db import begin_write, lock_setup
@@ -155,22 +157,33 @@ def template_topics(*, session: Session) -> dict[str, list[str]]:
 
 
 def record_attempt(*, session: Session, learner_id: int, key: str, seed: int, response: str, verdict: Verdict,
-                   seconds: float | None = None, at: datetime | None = None, commit: bool = True) -> Attempt:
+                   seconds: float | None = None, at: datetime | None = None) -> Attempt:
     """Store one learner's graded attempt (never an invalid one) and commit it at once: nothing
     answered is lost.  ``at`` is when it was graded (UTC; default now), so a study session's clock
-    is the one recorded.  ``commit=False`` only flushes: a batch of answers commits once, together."""
-    if verdict.verdict == "invalid":
-        raise ValueError("invalid responses are not attempts")
-    attempt = Attempt(learner_id=learner_id, template_key=key, seed=seed, response=response, verdict=verdict.verdict,
-                      score=verdict.score, misconception=verdict.misconception, seconds=seconds,
-                      created_at=at or utcnow())
+    is the one recorded."""
+    attempt = Attempt(**attempt_row(learner_id=learner_id, key=key, seed=seed, response=response, verdict=verdict,
+                                    seconds=seconds, at=at))
     session.add(attempt)
-    if not commit:
-        session.flush()
-        return attempt
     session.commit()
     session.refresh(attempt)
     return attempt
+
+
+def attempt_row(*, learner_id: int, key: str, seed: int, response: str, verdict: Verdict,
+                seconds: float | None = None, at: datetime | None = None) -> dict[str, Any]:
+    """The columns of one graded attempt (never an invalid one), for one row or for many at once."""
+    if verdict.verdict == "invalid":
+        raise ValueError("invalid responses are not attempts")
+    return {"learner_id": learner_id, "template_key": key, "seed": seed, "response": response,
+            "verdict": verdict.verdict, "score": verdict.score, "misconception": verdict.misconception,
+            "seconds": seconds, "created_at": at or utcnow()}
+
+
+def insert_attempts(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Many attempts (a class's batch) in one statement, in the caller's transaction: the ORM's
+    per-object bookkeeping was most of the cost of recording ten thousand answers."""
+    if rows:
+        session.execute(insert(Attempt), list(rows))
 
 
 def require_directory(directory: Path) -> Path:

@@ -2,18 +2,23 @@
 
 Formats never look at templates or grading internals: they read a :class:`Paper` — which
 questions, how to regenerate them, and for each question its prompt, choices, answer (with
-the accepted tolerance), worked solution, misconception notes and figure — all as Markdown
-with ``$…$`` math, exactly as the templates write it.
+the accepted tolerance), worked solution, common wrong answers, misconception notes and
+figure — all as Markdown with ``$…$`` math, exactly as the templates write it.  What is not
+Markdown in a template (a typed expression such as ``3*n*a + 2*a``, a catalogue title) is
+made Markdown here, once, so every format shows it the same way.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from quizzer.grading.describe import describe
+from quizzer.templates.answer_text import Mistake
+from quizzer.templates.catalog import load_catalog, misconception_feedback
 from quizzer.templates.instance import Instance
 
 Section = Literal["paper", "answers"]
@@ -50,9 +55,24 @@ class Selection:
 
 @dataclass(frozen=True)
 class Note:
-    """A misconception on the answer sheet: the wrong answer it leads to and what went wrong."""
+    """A misconception on the Anki card: the wrong answer it leads to and what went wrong."""
 
     answer: str
+    feedback: str
+
+
+@dataclass(frozen=True)
+class CommonWrongAnswer:
+    """A common wrong answer on the answer sheets: what a learner making a known mistake answers, and why.
+
+    All three are Markdown: ``answer`` is a typed answer as a code span (`` `3*n*a + 2*a` ``,
+    `` `18,981,000` ``) or, for a choice, the option(s) as the paper shows them (``(b) $k = 10$``);
+    ``mistake`` is the catalogue's title of the misconception ("" for a distractor that only has
+    feedback); ``feedback`` says what went wrong, in this instance's numbers.
+    """
+
+    answer: str
+    mistake: str
     feedback: str
 
 
@@ -62,7 +82,13 @@ class Question:
     instance: Instance
     answer: str
     accepted: str  # how close a typed answer must be ("" when it must be exact)
-    notes: tuple[Note, ...]
+    notes: tuple[Note, ...]  # the Anki card's misconception notes
+    wrong_answers: tuple[CommonWrongAnswer, ...] = ()  # the answer sheets' common wrong answers
+
+    @property
+    def sheet_answer(self) -> str:
+        """The answer as the sheets show it: a typed expression as code, so ``3*n*a`` keeps its stars."""
+        return code_span(self.answer.strip()) if self.instance.kind == "expression" else self.answer
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -117,4 +143,36 @@ def _question(number: int, instance: Instance) -> Question:
                       digits=spec.tolerance.display_digits()).rstrip("."), wrong.feedback)
         for wrong in spec.wrong_answers if wrong.feedback
     )
-    return Question(number=number, instance=instance, answer=instance.answer_text, accepted=accepted, notes=notes)
+    wrong_answers = (_wrong_answer(instance, mistake) for mistake in instance.mistakes)
+    return Question(number=number, instance=instance, answer=instance.answer_text, accepted=accepted, notes=notes,
+                    wrong_answers=tuple(wrong for wrong in wrong_answers if wrong.mistake or wrong.feedback))
+
+
+def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:
+    if instance.kind in ("choice", "multi"):  # the option(s) as the paper prints them, not a bare letter
+        options = tuple(choice.rstrip(".") for choice in instance.choices)  # a dash follows: "(b) … — …"
+        answer = describe(instance.kind, mistake.answer, options=options)
+    else:
+        answer = code_span(mistake.answer_text)
+    info = load_catalog().misconceptions.get(mistake.id) if mistake.id else None
+    feedback = mistake.feedback
+    if info is not None and feedback == misconception_feedback(info.id):
+        feedback = info.correction  # the catalogue's own feedback restates the title: keep what follows it
+    title = plain_markdown(info.title) if info else ""
+    return CommonWrongAnswer(answer=answer, mistake=title, feedback=feedback.strip())
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, shown verbatim (``*`` and ``_`` stay themselves) in every format."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"
+
+
+# What would start Markdown (or math) inside a line; "_" only at a word's edge (d_k is safe as it is).
+_MARKUP = re.compile(r"[\\`*$<\[\]&~]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+
+
+def plain_markdown(text: str) -> str:
+    """Plain text (a catalogue title) as Markdown that reads back as the same text."""
+    return _MARKUP.sub(lambda match: "\\" + match[0], text)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from quizzer.export.document import Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
 from quizzer.export.richtext import MathStyle, to_html, to_html_inline
 
 MATH: MathStyle = "mathml"
@@ -42,6 +42,9 @@ article:last-child { border-bottom: 0; }
 .notes { background: #fff8e6; border-left: 4px solid #d49a00; padding: 0.3rem 0.8rem; margin-top: 0.6rem; }
 .notes h3 { font-size: 0.95rem; margin: 0.3rem 0; }
 .notes ul { margin: 0.2rem 0 0.4rem; padding-left: 1.2rem; }
+.notes li { margin: 0.25rem 0; }
+.notes .why { color: #3c4043; }
+.notes .label { color: var(--muted); font-style: italic; }
 figure { margin: 0.8rem 0; text-align: center; }
 figure svg { max-width: 100%; height: auto; }
 pre { background: #f6f8fa; padding: 0.6rem 0.8rem; border-radius: 4px; overflow-x: auto; font-size: 0.85rem; }
@@ -106,8 +109,8 @@ def _question(question: Question) -> str:
 def _answer(question: Question) -> str:
     accepted = f' <span class="accepted">(accepted {escape(question.accepted)})</span>' if question.accepted else ""
     parts = [_heading(question),
-             f'<div class="answer"><strong>Answer:</strong> {_answer_html(question.answer)}{accepted}</div>',
-             to_html(question.instance.solution, math=MATH), _figure(question, "solution"), _notes(question)]
+             f'<div class="answer"><strong>Answer:</strong> {_answer_html(question.sheet_answer)}{accepted}</div>',
+             to_html(question.instance.solution, math=MATH), _figure(question, "solution"), _wrong_answers(question)]
     return _article(question, parts)
 
 
@@ -116,12 +119,18 @@ def _answer_html(answer: str) -> str:
     return to_html(answer, math=MATH) if "\n" in answer.strip() else to_html_inline(answer, math=MATH)
 
 
-def _notes(question: Question) -> str:
-    if not question.notes:
+def _wrong_answers(question: Question) -> str:
+    if not question.wrong_answers:
         return ""
-    items = "".join(f"<li><strong>{to_html_inline(note.answer, math=MATH)}</strong>: "
-                    f"{to_html_inline(note.feedback, math=MATH)}</li>" for note in question.notes)
-    return f'<aside class="notes"><h3>Common mistakes</h3><ul>{items}</ul></aside>'
+    items = "".join(f"<li>{_wrong_answer(wrong)}</li>" for wrong in question.wrong_answers)
+    return f'<aside class="notes"><h3>Common wrong answers</h3><ul>{items}</ul></aside>'
+
+
+def _wrong_answer(wrong: CommonWrongAnswer) -> str:
+    mistake = (f'<span class="label">mistake:</span> <strong>{to_html_inline(wrong.mistake, math=MATH)}.</strong> '
+               if wrong.mistake else "")
+    return (f'<span class="wrong">{to_html_inline(wrong.answer, math=MATH)}</span> — {mistake}'
+            f'<span class="why">{to_html_inline(wrong.feedback, math=MATH)}</span>')
 
 
 def _figure(question: Question, where: str) -> str:

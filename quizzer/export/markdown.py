@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from quizzer.export.document import Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
@@ -31,12 +31,17 @@ def _question(question: Question) -> str:
 
 def _answer(question: Question) -> str:
     accepted = f" (accepted {question.accepted})" if question.accepted else ""
-    lines = [_heading(question), "", f"**Answer:** {question.answer.strip()}{accepted}", "",
+    lines = [_heading(question), "", f"**Answer:** {question.sheet_answer.strip()}{accepted}", "",
              "**Worked solution.**", "", question.instance.solution.strip(), ""]
-    if question.notes:
-        lines += ["**Common mistakes.**", ""]
-        lines += [f"- {note.answer}: {note.feedback}" for note in question.notes]
+    if question.wrong_answers:
+        lines += ["**Common wrong answers.**", ""]
+        lines += [f"- {_wrong_answer(wrong)}" for wrong in question.wrong_answers]
     return "\n".join(lines).rstrip() + "\n\n"
+
+
+def _wrong_answer(wrong: CommonWrongAnswer) -> str:
+    mistake = f"*mistake:* **{wrong.mistake}.** " if wrong.mistake else ""
+    return f"{wrong.answer} — {mistake}{wrong.feedback}"
 
 
 def _heading(question: Question) -> str:

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from quizzer.common.errors import UserError
-from quizzer.export.document import Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
 from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
 
 WORK_SPACE = {"choice": "1.5em", "multi": "1.5em", "bool": "1.5em", "shape": "3em", "text": "9em"}
@@ -40,6 +40,7 @@ PREAMBLE = """
 #let work(height) = block(width: 100%, height: height, stroke: (paint: luma(200), dash: "dashed"), radius: 3pt)
 #let answer-box(body) = block(width: 100%, fill: rgb("#f2f6fc"), stroke: (left: 2.5pt + rgb("#1a56a8")),
   inset: 7pt, body)
+#let why(body) = text(fill: luma(70), body)
 #let notes-box(body) = block(width: 100%, fill: rgb("#fff8e6"), stroke: (left: 2.5pt + rgb("#d49a00")),
   inset: 7pt, body)
 """
@@ -50,14 +51,18 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
 
     with tempfile.TemporaryDirectory(prefix="quizzer-pdf-") as folder:
         root = Path(folder)
-        body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
-        footer = escape_typst(f"{paper.title} · seed {paper.selection.seed}")
-        source = PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", footer) + body
-        (root / "main.typ").write_text(source, encoding="utf-8")
+        (root / "main.typ").write_text(typst_source(paper, sections, root), encoding="utf-8")
         try:
             return typst.compile(str(root / "main.typ"), root=str(root), ignore_system_fonts=True, format="pdf")
         except typst.TypstError as exc:  # a formula the converter got wrong: say which, never a traceback
             raise UserError(f"typst could not typeset the paper: {exc.message}", where="--format pdf") from None
+
+
+def typst_source(paper: Paper, sections: tuple[Section, ...], root: Path) -> str:
+    """The typst document for ``sections``; its figures are written into ``root`` beside it."""
+    body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
+    footer = escape_typst(f"{paper.title} · seed {paper.selection.seed}")
+    return PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", footer) + body
 
 
 def _paper(paper: Paper, root: Path) -> str:
@@ -95,13 +100,18 @@ def _question(question: Question, root: Path) -> str:
 
 def _answer(question: Question, root: Path) -> str:
     accepted = f" #text(fill: luma(100))[(accepted {escape_typst(question.accepted)})]" if question.accepted else ""
-    answer = to_typst(question.answer) if "\n" in question.answer.strip() else to_typst_inline(question.answer)
-    notes = "".join(f"- *{to_typst_inline(note.answer)}*: {to_typst_inline(note.feedback)}\n"
-                    for note in question.notes)
-    notes_box = f"#notes-box[*Common mistakes*\n\n{notes}]\n" if notes else ""
+    shown = question.sheet_answer
+    answer = to_typst(shown) if "\n" in shown.strip() else to_typst_inline(shown)
+    wrong = "".join(f"- {_wrong_answer(wrong)}\n" for wrong in question.wrong_answers)
+    notes_box = f"#notes-box[*Common wrong answers*\n\n{wrong}]\n" if wrong else ""
     return (f"#block(breakable: true, below: 1.4em)[\n{_heading(question)}"
             f"#answer-box[*Answer:* {answer}{accepted}]\n\n{to_typst(question.instance.solution)}\n\n"
             f"{_figure(question, 'solution', root)}{notes_box}]")
+
+
+def _wrong_answer(wrong: CommonWrongAnswer) -> str:
+    mistake = f"#why[_mistake:_] #strong[{to_typst_inline(wrong.mistake)}.] " if wrong.mistake else ""
+    return f"{to_typst_inline(wrong.answer)} — {mistake}#why[{to_typst_inline(wrong.feedback)}]"
 
 
 def _figure(question: Question, where: str, root: Path) -> str:

@@ -44,6 +44,10 @@ from quizzer.grading.tolerance import Tolerance
 from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean
 
 VERDICTS = ("correct", "incorrect", "partial", "invalid")
+# The version of the scoring rules.  Raise it with any change that can change a stored score, verdict
+# or misconception: every bank then regrades its attempts once (quizzer.learning.regrade).
+# 1: until 2026-12; 2: select-all right-minus-wrong, mistakes never cost credit, discrete answers exact.
+RULES_VERSION = 2
 
 
 @dataclass(frozen=True)

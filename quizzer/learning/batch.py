@@ -4,7 +4,7 @@ This is how a teacher marks a class's answers collected elsewhere (a form, a tra
 The file is CSV with the header ``key,seed,answer[,learner,seconds]``, or JSON Lines with those
 fields (``{"key": …, "seed": …, "answer": …}``, ``learner`` and ``seconds`` optional); which one is
 told by its first character.  Each line is graded exactly as the app grades it and, unless it is a
-dry run, recorded by :meth:`Study.answer` — the one path every answer takes — as an attempt of its
+dry run, recorded by :meth:`Study.record` — the one path every answer takes — as an attempt of its
 learner (created if new; the current profile when the line names none), with its review card.  The
 answers are committed after the last line (and whenever a new learner's profile is created), not
 one by one: a class's file is one piece of work.
@@ -20,9 +20,9 @@ import csv
 import io
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlmodel import Session
 
@@ -30,8 +30,8 @@ from quizzer.bank.learners import ensure_learner
 from quizzer.bank.store import all_templates
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
-from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.study import Study
+from quizzer.grading.verdict import Verdict
+from quizzer.learning.study import Study, grade_response
 from quizzer.templates import MAX_SEED
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
@@ -40,6 +40,9 @@ from quizzer.templates.schema import Template
 REQUIRED = ("key", "seed", "answer")
 OPTIONAL = ("learner", "seconds")
 INSTANCES_KEPT = 4096  # a class answering one paper shares a few (key, seed) pairs: compute each once
+VERDICTS_KEPT = 65536
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -157,9 +160,11 @@ class BatchGrader:
         self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=session)}
         self.studies: dict[str, Study] = {}
         self.instances: dict[tuple[str, int], Instance] = {}
+        self.verdicts: dict[tuple[str, int, str], Verdict] = {}
 
     def results(self, lines: Iterator[Line | BadLine]) -> Iterator[dict[str, Any]]:
-        """One result per line, in order: the verdict, or the line's error.  The caller commits."""
+        """One result per line, in order: the verdict, or the line's error.  After the last one, the
+        recorded answers are in the session, for the caller to commit."""
         for line in lines:
             if isinstance(line, BadLine):
                 yield {"line": line.number, "error": str(line)}
@@ -168,31 +173,44 @@ class BatchGrader:
                 yield self.grade(line)
             except BadLine as bad:
                 yield {"line": bad.number, "error": str(bad)}
+        for study in self.studies.values():
+            study.stage_for_commit()
 
     def grade(self, line: Line) -> dict[str, Any]:
         instance = self._instance(line)
         learner = line.learner or self.profile
-        verdict = grade(instance.spec, line.answer)
+        verdict = self._verdict(line, instance)
         if verdict.verdict == "invalid":  # checked before a learner is created for it
             raise BadLine(line.number, f"could not read the answer {line.answer[:60]!r}: {verdict.feedback}")
         if not self.dry_run:
-            verdict, _ = self._study(learner).answer(instance, line.answer, line.seconds)
+            self._study(learner).record(instance, line.answer, verdict, line.seconds)
         return {"line": line.number, "learner": learner,
                 **verdict_json(line.key, line.seed, verdict, recorded=not self.dry_run)}
+
+    def _verdict(self, line: Line, instance: Instance) -> Verdict:
+        """Grading is pure, and a class types the same right answers and the same mistakes again and
+        again: each distinct (question, seed, answer) is graded once."""
+        return _remembered(self.verdicts, (line.key, line.seed, line.answer), VERDICTS_KEPT,
+                           lambda: grade_response(instance, line.answer))
 
     def _instance(self, line: Line) -> Instance:
         template = self.templates.get(line.key)
         if template is None:
             raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, self.templates)}")
-        cache_key = (line.key, line.seed)
-        if cache_key not in self.instances:
-            if len(self.instances) >= INSTANCES_KEPT:
-                self.instances.clear()
-            self.instances[cache_key] = make_instance(template, line.seed)
-        return self.instances[cache_key]
+        return _remembered(self.instances, (line.key, line.seed), INSTANCES_KEPT,
+                           lambda: make_instance(template, line.seed))
 
     def _study(self, name: str) -> Study:
         if name not in self.studies:
             learner = ensure_learner(session=self.session, name=name)
             self.studies[name] = Study(self.session, self.catalog, learner, commit_each=False)
         return self.studies[name]
+
+
+def _remembered(cache: dict[K, V], key: K, limit: int, compute: Callable[[], V]) -> V:
+    """``cache[key]``, computed once; the cache starts afresh at ``limit`` entries, so memory stays bounded."""
+    if key not in cache:
+        if len(cache) >= limit:
+            cache.clear()
+        cache[key] = compute()
+    return cache[key]

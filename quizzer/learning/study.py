@@ -12,12 +12,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlmodel import Session, col, func, select
 
 from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
-from quizzer.bank.store import all_templates, record_attempt
+from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.verdict import Verdict, grade, self_grade
 from quizzer.learning.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
@@ -98,7 +99,8 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
-    # The app commits every answer the moment it is graded; `grade --batch` commits its whole file at once.
+    # The app commits every answer the moment it is graded; `grade --batch` stages its whole file and
+    # commits it at once (it holds the write lock meanwhile).
     commit_each: bool = True
 
     def __post_init__(self) -> None:
@@ -106,6 +108,9 @@ class Study:
         # This learner's mastery, kept up to date as answers are recorded, so choosing the next
         # question does not replay the whole history (hours of revision are thousands of attempts).
         self._running: RunningMastery | None = None
+        # Without commit_each (a batch holding the write lock): this learner's cards by question.
+        self._batch_cards: dict[str, ReviewCard] | None = None
+        self._staged: list[dict[str, Any]] = []  # and its answers, inserted together by stage_for_commit
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -210,13 +215,19 @@ class Study:
         ``replacing`` is an earlier answer to the same question that this one revises (a mock
         exam lets the student change an answer): it is withdrawn, and its review step undone,
         in the same commit that records the new one, so the bank never holds both or neither."""
-        recall = instance.kind == "text"
-        verdict = self_grade(instance.spec, response) if recall else grade(instance.spec, response)
+        verdict = grade_response(instance, response)
         if verdict.verdict == "invalid":
             return verdict, None
+        return verdict, self.record(instance, response, verdict, seconds, replacing=replacing)
+
+    def record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None, *,
+               replacing: Recorded | None = None) -> Recorded | None:
+        """Record a response already graded by :func:`grade_response` (readable), with its review step.
+        None when ``commit_each`` is off: the attempt is staged (see :meth:`stage_for_commit`)."""
         if replacing is not None:
             self._withdraw(instance.key, replacing)
-        return verdict, self._record(instance, response, verdict, seconds, self_rating=response if recall else None)
+        return self._record(instance, response, verdict, seconds,
+                            self_rating=response if instance.kind == "text" else None)
 
     def _withdraw(self, key: str, earlier: Recorded) -> None:
         """Stage the removal of an attempt and the restoring of the review card it replaced."""
@@ -233,10 +244,10 @@ class Study:
         self.session.flush()
 
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
-                self_rating: str | None) -> Recorded:
+                self_rating: str | None) -> Recorded | None:
         now = self._now()
         begin_write(self.session)  # another window may be reviewing this card: read it under the lock
-        card = self.session.get(ReviewCard, (self.learner_id, instance.key))
+        card = self._card(instance.key)
         before = card.state_json if card else None
         state = ReviewState.from_json(card.state_json) if card else new_state(now)
         state = review(state, rating_for(verdict.verdict, verdict.score, seconds, instance.kind,
@@ -244,13 +255,36 @@ class Study:
         card = card or ReviewCard(learner_id=self.learner_id, template_key=instance.key, state_json="", due=now)
         card.state_json, card.due, card.updated_at = state.to_json(), state.due, now
         self.session.add(card)
+        if not self.commit_each:
+            assert self._batch_cards is not None, "read by _card"
+            self._batch_cards[instance.key] = card  # pending until the commit: the next answer must find it
+            self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
+                                            response=response, verdict=verdict, seconds=seconds, at=now))
+            self._running = None  # replayed from the bank after the caller's commit
+            return None
         # record_attempt commits: the attempt and its review state land together.
         attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
-                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now,
-                                 commit=self.commit_each)
+                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
         assert attempt.id is not None
         self._learn_from(attempt)
         return Recorded(attempt.id, before)
+
+    def stage_for_commit(self) -> None:
+        """Without ``commit_each``: put the staged answers in the session, for the caller's commit."""
+        insert_attempts(session=self.session, rows=self._staged)
+        self._staged.clear()
+
+    def _card(self, key: str) -> ReviewCard | None:
+        """This learner's review card of ``key``, read under the write lock.  A batch (no ``commit_each``)
+        reads all of them once and keeps them: it holds the lock until its commit, and its staged
+        answers are inserted together then, not flushed by a read for every new question."""
+        if self.commit_each:
+            return self.session.get(ReviewCard, (self.learner_id, key))
+        if self._batch_cards is None:
+            with self.session.no_autoflush:
+                cards = self.session.exec(select(ReviewCard).where(ReviewCard.learner_id == self.learner_id)).all()
+            self._batch_cards = {card.template_key: card for card in cards}
+        return self._batch_cards.get(key)
 
     def paper_instances(self, paper: str, seed: int) -> list[Instance]:
         """A mock exam: every routed question of ``paper``, in question order, with fresh numbers."""
@@ -262,3 +296,8 @@ class Study:
 
     def _now(self) -> datetime:
         return as_utc(self.clock())
+
+
+def grade_response(instance: Instance, response: str) -> Verdict:
+    """A typed answer graded, or a recall card's self-rating (again / hard / good / easy) taken."""
+    return self_grade(instance.spec, response) if instance.kind == "text" else grade(instance.spec, response)

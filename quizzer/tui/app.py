@@ -73,15 +73,15 @@ class QuizzerApp(App[None]):
 
     @work(thread=True, exclusive=True)
     def load(self) -> None:
-        """Open the bank (importing changed bundled questions) off the UI thread."""
+        """Open the bank (importing changed bundled questions, regrading under new rules) off the UI thread."""
         from quizzer.bank.learners import ensure_learner
-        from quizzer.bank.ready import open_ready_bank
+        from quizzer.learning.regrade import open_current_bank
         from quizzer.learning.study import Study
         from quizzer.templates.catalog import load_catalog
         from quizzer.tui.screens import practice  # noqa: F401  (imported here, off the UI thread)
 
         try:
-            _, session = open_ready_bank(self.db_url, cross_thread=True)  # lives as long as the app
+            _, session = open_current_bank(self.db_url, cross_thread=True, quiet=True)  # lives as long as the app
         except UserError as exc:
             self.post_message(self.LoadFailed(exc))  # the UI thread closes the app; the CLI reports it
             return

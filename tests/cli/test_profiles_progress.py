@@ -94,7 +94,8 @@ def test_export_then_import_into_another_bank(isolated_bank: Path, tmp_path: Pat
     grade("--profile", "ada", answer="18981000")
     file = tmp_path / "ada.json"
     code, out, _ = run("--profile", "ada", "progress", "export", str(file))
-    assert code == 0 and out == f"Exported 2 attempt(s) and 0 review state(s) of profile 'ada' to {file}.\n"
+    # `quizzer grade` records as the app does: the attempts, and the question's review card.
+    assert code == 0 and out == f"Exported 2 attempt(s) and 1 review state(s) of profile 'ada' to {file}.\n"
     document = json.loads(file.read_text())
     assert [a["verdict"] for a in document["attempts"]] == ["correct", "incorrect"]
     assert document["attempts"][1]["misconception"] == "counted_nonexistent_biases"

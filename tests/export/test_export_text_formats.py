@@ -45,7 +45,7 @@ def test_markdown_writes_paper_and_answer_sheet(tmp_path: Path) -> None:
 
 def test_markdown_notes_list_the_misconceptions() -> None:
     code, out, _ = run("export", "--key", "2024T3_Q1_NA Q277", "--seed", "0", "--format", "md", "--answers-only")
-    assert code == 0 and "**Common mistakes.**" in out
+    assert code == 0 and "**Common wrong answers.**" in out
     assert "18,944,000" in out and "# Answer sheet" in out and "# Practice paper" not in out
 
 

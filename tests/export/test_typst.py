@@ -94,7 +94,7 @@ def test_pdf_has_paper_then_answer_sheet_with_math_and_figure(pdf_paper: Path) -
     assert "'2024T3_Q1_NA Q277'" in paper  # straight quotes: the command can be pasted into a shell
     assert "regenerate with" in paper and "--seed 0" in paper and "--seed 0" in sheet
     assert "Answer:" not in paper and sheet.count("Answer:") == 3
-    assert "18,944,000" in sheet and "Common mistakes" in sheet
+    assert "18,944,000" in sheet and "Common wrong answers" in sheet
     assert "softmax" in sheet  # the recall card's model answer, typeset as math
 
 

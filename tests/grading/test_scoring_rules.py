@@ -8,29 +8,13 @@ from __future__ import annotations
 
 import itertools
 import random
-from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
-from quizzer.templates.instance import Instance, make_instance
-from quizzer.templates.loader import load_path
-from quizzer.templates.schema import Template
-
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
-SEEDS = range(0, 60, 6)  # ten seeds per template here; `quizzer validate` checks 200
-
-
-@cache
-def bundled() -> dict[str, Template]:
-    templates = (load_path(path) for path in sorted(QUESTIONS.rglob("*.yaml")))
-    return {template.key: template for template in templates}
-
-
-def instance(key: str, seed: int) -> Instance:
-    return make_instance(bundled()[key], seed)
+from quizzer.templates.instance import Instance
+from tests.bundled_templates import SEEDS, bundled, instance
 
 
 def without_catalogue(spec: AnswerSpec) -> AnswerSpec:

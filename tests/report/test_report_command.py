@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from quizzer.bank.learners import ensure_learner
-from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates, record_attempt
 from quizzer.grading.verdict import Verdict
+from quizzer.learning.regrade import open_current_bank
 from quizzer.reporting.queries import load_class
 from quizzer.reporting.report import MIN_LEARNERS
 from quizzer.templates.schema import Template
@@ -65,7 +65,7 @@ def simulate(templates: dict[str, Template], now: datetime) -> list[Answer]:
 @pytest.fixture
 def simulated_class(bundled_bank_url: str) -> SimulatedClass:
     """The bank QUIZZER_DB names, with the class's answers recorded as the app records them."""
-    engine, session = open_ready_bank()
+    engine, session = open_current_bank()
     with session:
         templates = {t.key: t for t in all_templates(session=session)}
         answers = simulate(templates, datetime.now(UTC))
@@ -94,7 +94,7 @@ def first_try_accuracy(answers: list[Answer], key: str) -> tuple[float, int]:
 
 
 def test_the_data_layer_returns_every_attempt_with_its_learner(simulated_class: SimulatedClass) -> None:
-    engine, session = open_ready_bank()
+    engine, session = open_current_bank()
     with session:
         everything = load_class(session=session)
         on_paper = load_class(session=session, paper=PAPER)

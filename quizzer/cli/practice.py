@@ -1,0 +1,115 @@
+"""A student's commands: open the practice app (``practise``, and ``quizzer`` with no command) and
+grade typed answers (``grade``, one answer or a ``--batch`` file), recorded as the app records them.
+
+The functions are registered on the app in ``quizzer.cli``; Textual, the bank and the study
+session are imported inside each command.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from quizzer.cli.shared import bank_session, check_filters, read_text, reports_errors, template_by_key
+from quizzer.common.errors import UserError
+from quizzer.templates import MAX_SEED
+
+if TYPE_CHECKING:
+    from quizzer.grading.verdict import Verdict
+
+
+def run_app(profile: str, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
+    from quizzer.tui.app import Filters, make_app
+
+    practice_app = make_app(profile=profile, filters=Filters(topic=topic, week=week, paper=paper))
+    practice_app.run()
+    if practice_app.failure is not None:
+        raise practice_app.failure
+
+
+@reports_errors
+def practise(
+    ctx: typer.Context,
+    topic: Annotated[str | None, typer.Option(help="Practise this topic id.")] = None,
+    week: Annotated[int | None, typer.Option(help="Practise this week.")] = None,
+    paper: Annotated[str | None, typer.Option(help="Practise the routed questions of this paper.")] = None,
+) -> None:
+    """Open the practice app on the given selection (no options: the dashboard)."""
+    check_filters(topic=topic, paper=paper)
+    run_app(ctx.obj, topic, week, paper)
+
+
+@reports_errors
+def grade(
+    ctx: typer.Context,
+    key: Annotated[str | None, typer.Argument(help="Question key (not with --batch).")] = None,
+    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="The instance's seed.")] = None,
+    answer: Annotated[str | None, typer.Option(help="Your answer, typed as you would write it.")] = None,
+    batch: Annotated[Path | None, typer.Option(
+        "--batch", help="Grade every line of a CSV (key,seed,answer[,learner,seconds]) or JSON Lines file; "
+                        "prints one JSON result per line.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
+    seconds: Annotated[float | None, typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
+) -> None:
+    """Grade an answer (or a file of answers) and record each attempt, exactly as the app would."""
+    if batch is not None:
+        if key is not None or seed is not None or answer is not None or seconds is not None:
+            raise UserError("--batch takes its keys, seeds, answers and times from the file", where="--batch")
+        _grade_batch(batch, profile=ctx.obj, dry_run=dry_run)
+        return
+    if key is None or seed is None or answer is None:
+        missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
+        raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
+    from quizzer.learning.batch import verdict_json
+
+    verdict = _grade_one(key, seed, answer, profile=ctx.obj, dry_run=dry_run, seconds=seconds)
+    if as_json:
+        typer.echo(json.dumps(verdict_json(key, seed, verdict, recorded=not dry_run), indent=2, ensure_ascii=False))
+        return
+    from quizzer.text.mathtext import render_math
+
+    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
+               f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
+    if verdict.feedback:
+        typer.echo(render_math(verdict.feedback))
+
+
+def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool, seconds: float | None) -> Verdict:
+    """One answer graded, and recorded through the study session as the app records it."""
+    from quizzer.bank.learners import ensure_learner
+    from quizzer.learning.study import Study, grade_response
+    from quizzer.templates.catalog import load_catalog
+    from quizzer.templates.instance import make_instance
+
+    with bank_session() as session:
+        instance = make_instance(template_by_key(session, key), seed)
+        verdict = grade_response(instance, answer)
+        if verdict.verdict == "invalid":
+            raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
+        if not dry_run:
+            study = Study(session, load_catalog(), ensure_learner(session=session, name=profile))
+            study.record(instance, answer, verdict, seconds)
+    return verdict
+
+
+def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
+    """JSON Lines out, one result per input line; exit status 2 when any line was bad."""
+    from quizzer.learning.batch import BatchGrader, read_lines
+    from quizzer.templates.catalog import load_catalog
+
+    text = read_text(file)
+    bad = False
+    with bank_session() as session:
+        grader = BatchGrader(session, load_catalog(), profile=profile, dry_run=dry_run)
+        for result in grader.results(read_lines(text)):
+            bad = bad or "error" in result
+            sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")  # typer.echo flushes every line
+        session.commit()
+    sys.stdout.flush()
+    if bad:
+        raise typer.Exit(2)

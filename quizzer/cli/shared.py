@@ -1,0 +1,80 @@
+"""What the command modules share: the error wrapper every command wears, the bank session, and the
+small checks and readers more than one command needs.
+
+Imports only typer and ``quizzer.common`` at module level; the bank and the catalogue are imported
+inside the functions that use them.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import typer
+
+from quizzer.common.errors import UserError, did_you_mean
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def reports_errors(command: F) -> F:
+    """Turn a UserError into one line on stderr and exit status 2 (no traceback reaches a user)."""
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except UserError as exc:
+            typer.echo(f"quizzer: {exc}", err=True)
+            raise typer.Exit(2) from None
+    return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def bank_session() -> Iterator[Session]:
+    """Open the bank, bring the bundled questions up to date (and the attempts under the current
+    scoring rules), and yield a session."""
+    from quizzer.bank.db import database_errors
+    from quizzer.learning.regrade import open_current_bank
+
+    with database_errors():
+        engine, session = open_current_bank()
+        try:
+            with session:
+                yield session
+        finally:
+            engine.dispose()
+
+
+def read_text(file: Path) -> str:
+    """A UTF-8 file's text ('-': standard input), or a UserError naming it."""
+    try:
+        return sys.stdin.read() if str(file) == "-" else file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
+        raise UserError(f"cannot read the file: {reason}", where=str(file)) from None
+
+
+def template_by_key(session: Session, key: str) -> Any:
+    from quizzer.bank.store import get_template
+
+    return get_template(session=session, key=key)
+
+
+def check_filters(*, topic: str | None, paper: str | None) -> None:
+    """Unknown topic or paper ids are bad input, not an empty result."""
+    from quizzer.templates.catalog import load_catalog
+
+    catalog = load_catalog()
+    if topic and topic not in catalog.topics:
+        hint = did_you_mean(topic, catalog.topics) or "; see 'quizzer topics'"
+        raise UserError(f"unknown topic {topic!r}{hint}", where="--topic")
+    if paper and paper not in catalog.papers:
+        hint = did_you_mean(paper, catalog.papers) or f"; papers: {', '.join(catalog.papers)}"
+        raise UserError(f"unknown paper {paper!r}{hint}", where="--paper")

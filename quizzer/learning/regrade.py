@@ -1,0 +1,143 @@
+"""Stored attempts regraded when the scoring rules change, with every learner's review cards replayed.
+
+An attempt keeps what the learner typed, so a bank never has to show a score graded under rules
+quizzer no longer holds.  The bank remembers which rules its attempts were graded under (``Meta``
+key ``grading_rules``); when it differs from :data:`quizzer.grading.verdict.RULES_VERSION`, the
+first process to open the bank — under the write lock, after a backup of a SQLite file, in one
+transaction — regrades every attempt with the current templates, rebuilds the review card of every
+(learner, question) that has attempts by replaying them in order, exactly as :class:`Study` built
+it, and records the new rules.  Mastery needs nothing: it is always replayed from the attempts.
+
+Every entry point opens the bank through :func:`open_current_bank`; the usual start reads one row.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, delete, select
+
+from quizzer.bank.db import backup_sqlite, database_errors, database_url, lock_setup
+from quizzer.bank.models import Attempt, Meta, ReviewCard
+from quizzer.bank.ready import open_ready_bank
+from quizzer.bank.store import all_templates
+from quizzer.common.errors import TemplateError
+from quizzer.grading.verdict import RULES_VERSION, Verdict, grade, self_grade
+from quizzer.learning.mastery import as_utc
+from quizzer.learning.review import ReviewState, new_state, rating_for, review
+from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.schema import Template
+
+RULES_KEY = "grading_rules"
+
+
+@dataclass(frozen=True)
+class Regraded:
+    attempts: int   # attempts graded again
+    changed: int    # of which the verdict, score or misconception changed
+    cards: int      # review cards rebuilt
+
+
+def open_current_bank(url: str | None = None, *, cross_thread: bool = False,
+                      quiet: bool = False) -> tuple[Engine, Session]:
+    """:func:`open_ready_bank`, then the attempts regraded if the scoring rules changed since (said on
+    stderr unless ``quiet``: the terminal app's screen is not the place)."""
+    engine, session = open_ready_bank(url, cross_thread=cross_thread)
+    try:
+        with database_errors(database_url(url)):
+            regrade_if_rules_changed(session, database_url(url), quiet=quiet)
+    except BaseException:
+        session.close()
+        engine.dispose()
+        raise
+    return engine, session
+
+
+def regrade_if_rules_changed(session: Session, url: str, *, quiet: bool = True) -> Regraded | None:
+    """Regrade (and commit) when the bank's attempts were graded under other rules; None otherwise."""
+    if _stored_rules(session) == RULES_VERSION:
+        return None
+    lock_setup(session.connection())  # another process may be regrading: look again under the lock
+    stored = _stored_rules(session)
+    if stored == RULES_VERSION:
+        session.rollback()
+        return None
+    has_attempts = session.exec(select(Attempt.id).limit(1)).first() is not None
+    backup = backup_sqlite(url, f"rules{stored}") if has_attempts else None
+    report = regrade(session)
+    session.merge(Meta(key=RULES_KEY, value=str(RULES_VERSION)))
+    session.commit()
+    if has_attempts and not quiet:
+        saved = f"; the previous bank is saved as {backup}" if backup else ""
+        print(f"quizzer: regraded {report.attempts} answers under the current scoring rules "
+              f"({report.changed} changed){saved}", file=sys.stderr)
+    return report
+
+
+def regrade(session: Session) -> Regraded:
+    """Grade every stored attempt again and rebuild the review cards they made (the caller commits)."""
+    templates = {t.key: t for t in all_templates(session=session)}
+    attempts = list(session.exec(select(Attempt).order_by(col(Attempt.created_at), col(Attempt.id))).all())
+    instances: dict[tuple[str, int], Instance | None] = {}
+    changed = 0
+    for attempt in attempts:
+        verdict = _regraded(attempt, templates, instances)
+        if verdict is None:
+            continue  # its question no longer renders, or the answer no longer reads: the old grade stands
+        new = (verdict.verdict, verdict.score, verdict.misconception)
+        if new != (attempt.verdict, attempt.score, attempt.misconception):
+            attempt.verdict, attempt.score, attempt.misconception = new
+            session.add(attempt)
+            changed += 1
+    cards = _replay_reviews(session, attempts, templates)
+    return Regraded(len(attempts), changed, cards)
+
+
+def _regraded(attempt: Attempt, templates: dict[str, Template],
+              instances: dict[tuple[str, int], Instance | None]) -> Verdict | None:
+    template = templates.get(attempt.template_key)
+    if template is None:
+        return None
+    key = (attempt.template_key, attempt.seed)
+    if key not in instances:
+        try:
+            instances[key] = make_instance(template, attempt.seed)
+        except TemplateError:
+            instances[key] = None
+    instance = instances[key]
+    if instance is None:
+        return None
+    verdict = self_grade(instance.spec, attempt.response) if instance.kind == "text" else grade(
+        instance.spec, attempt.response)
+    return None if verdict.verdict == "invalid" else verdict
+
+
+def _replay_reviews(session: Session, attempts: list[Attempt], templates: dict[str, Template]) -> int:
+    """Each (learner, question) card rebuilt from its attempts in order, as Study records them."""
+    history: dict[tuple[int, str], list[Attempt]] = defaultdict(list)
+    for attempt in attempts:
+        history[(attempt.learner_id, attempt.template_key)].append(attempt)
+    for learner_id, key in history:
+        session.exec(delete(ReviewCard).where(col(ReviewCard.learner_id) == learner_id,
+                                              col(ReviewCard.template_key) == key))
+    for (learner_id, key), answered in history.items():
+        kind = templates[key].kind if key in templates else "number"
+        state: ReviewState = new_state(as_utc(answered[0].created_at))
+        for attempt in answered:
+            rating = rating_for(attempt.verdict, attempt.score, attempt.seconds, kind,
+                                self_rating=attempt.response if kind == "text" else None)
+            state = review(state, rating, as_utc(attempt.created_at))
+        session.add(ReviewCard(learner_id=learner_id, template_key=key, state_json=state.to_json(), due=state.due,
+                               updated_at=answered[-1].created_at))
+    return len(history)
+
+
+def _stored_rules(session: Session) -> int:
+    """The rules the bank's attempts were graded under: 1 for a bank from before they were recorded."""
+    stored = session.get(Meta, RULES_KEY)
+    return int(stored.value) if stored is not None and stored.value.isdigit() else 1
+
+
