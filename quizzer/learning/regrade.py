@@ -67,7 +67,7 @@ def regrade_if_rules_changed(session: Session, url: str, *, quiet: bool = True) 
         return None
     has_attempts = session.exec(select(Attempt.id).limit(1)).first() is not None
     backup = backup_sqlite(url, f"rules{stored}") if has_attempts else None
-    report = regrade(session)
+    report = regrade(session) if has_attempts else Regraded(0, 0, 0)  # a new bank: nothing to read
     session.merge(Meta(key=RULES_KEY, value=str(RULES_VERSION)))
     session.commit()
     if has_attempts and not quiet:
