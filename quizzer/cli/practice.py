@@ -82,13 +82,14 @@ def grade(
 def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool, seconds: float | None) -> Verdict:
     """One answer graded, and recorded through the study session as the app records it."""
     from quizzer.bank.learners import ensure_learner
-    from quizzer.learning.study import Study, grade_response
+    from quizzer.grading.verdict import grade as grade_answer
+    from quizzer.learning.study import Study
     from quizzer.templates.catalog import load_catalog
     from quizzer.templates.instance import make_instance
 
     with bank_session() as session:
         instance = make_instance(template_by_key(session, key), seed)
-        verdict = grade_response(instance, answer)
+        verdict = grade_answer(instance.spec, answer)
         if verdict.verdict == "invalid":
             raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
         if not dry_run:

@@ -30,8 +30,8 @@ from quizzer.bank.learners import ensure_learner
 from quizzer.bank.store import all_templates
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
-from quizzer.grading.verdict import Verdict
-from quizzer.learning.study import Study, grade_response
+from quizzer.grading.verdict import Verdict, grade
+from quizzer.learning.study import Study
 from quizzer.templates import MAX_SEED
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
@@ -191,7 +191,7 @@ class BatchGrader:
         """Grading is pure, and a class types the same right answers and the same mistakes again and
         again: each distinct (question, seed, answer) is graded once."""
         return _remembered(self.verdicts, (line.key, line.seed, line.answer), VERDICTS_KEPT,
-                           lambda: grade_response(instance, line.answer))
+                           lambda: grade(instance.spec, line.answer))
 
     def _instance(self, line: Line) -> Instance:
         template = self.templates.get(line.key)

@@ -25,9 +25,9 @@ from quizzer.bank.models import Attempt, Meta, ReviewCard
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates
 from quizzer.common.errors import TemplateError
-from quizzer.grading.verdict import RULES_VERSION, Verdict, grade, self_grade
+from quizzer.grading.verdict import RULES_VERSION, Verdict, grade
 from quizzer.learning.mastery import as_utc
-from quizzer.learning.review import ReviewState, new_state, rating_for, review
+from quizzer.learning.review import ReviewState, after_answer
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
@@ -110,8 +110,7 @@ def _regraded(attempt: Attempt, templates: dict[str, Template],
     instance = instances[key]
     if instance is None:
         return None
-    verdict = self_grade(instance.spec, attempt.response) if instance.kind == "text" else grade(
-        instance.spec, attempt.response)
+    verdict = grade(instance.spec, attempt.response)
     return None if verdict.verdict == "invalid" else verdict
 
 
@@ -124,12 +123,11 @@ def _replay_reviews(session: Session, attempts: list[Attempt], templates: dict[s
         session.exec(delete(ReviewCard).where(col(ReviewCard.learner_id) == learner_id,
                                               col(ReviewCard.template_key) == key))
     for (learner_id, key), answered in history.items():
-        kind = templates[key].kind if key in templates else "number"
-        state: ReviewState = new_state(as_utc(answered[0].created_at))
+        state: ReviewState | None = None
         for attempt in answered:
-            rating = rating_for(attempt.verdict, attempt.score, attempt.seconds, kind,
-                                self_rating=attempt.response if kind == "text" else None)
-            state = review(state, rating, as_utc(attempt.created_at))
+            state = after_answer(state, verdict=attempt.verdict, score=attempt.score, seconds=attempt.seconds,
+                                 kind=templates[key].kind, response=attempt.response, at=as_utc(attempt.created_at))
+        assert state is not None, "every history holds an attempt"
         session.add(ReviewCard(learner_id=learner_id, template_key=key, state_json=state.to_json(), due=state.due,
                                updated_at=answered[-1].created_at))
     return len(history)

@@ -110,6 +110,14 @@ def review(state: ReviewState, rating: Rating, now: datetime, scheduler: Schedul
     return ReviewState.from_card(card)
 
 
+def after_answer(state: ReviewState | None, *, verdict: str, score: float, seconds: float | None, kind: str,
+                 response: str, at: datetime) -> ReviewState:
+    """A question's card after one graded answer at ``at`` (a first answer starts a new card); a recall
+    card's response is its self-rating.  The app records it so, and a regrade replays it so."""
+    rating = rating_for(verdict, score, seconds, kind, self_rating=response if kind == "text" else None)
+    return review(state or new_state(at), rating, at)
+
+
 def is_due(state: ReviewState, now: datetime) -> bool:
     """Whether the template is due at ``now`` (exact instants, not whole days)."""
     return require_utc(now) >= state.due

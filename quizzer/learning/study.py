@@ -7,6 +7,7 @@ graded attempt and its review state are committed the moment the answer is grade
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -20,10 +21,10 @@ from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
-from quizzer.grading.verdict import Verdict, grade, self_grade
+from quizzer.grading.verdict import Verdict, grade
 from quizzer.learning.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
 from quizzer.learning.policy import Pick, next_question
-from quizzer.learning.review import ReviewState, is_due, new_state, rating_for, review
+from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
@@ -104,7 +105,6 @@ class Study:
     commit_each: bool = True
 
     def __post_init__(self) -> None:
-        self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=self.session)}
         # This learner's mastery, kept up to date as answers are recorded, so choosing the next
         # question does not replay the whole history (hours of revision are thousands of attempts).
         self._running: RunningMastery | None = None
@@ -113,6 +113,11 @@ class Study:
         self._staged: list[dict[str, Any]] = []  # and its answers, inserted together by stage_for_commit
 
     # --- reading ---------------------------------------------------------------------------
+
+    @functools.cached_property
+    def templates(self) -> dict[str, Template]:
+        """Every question in the bank by key, read on first use: recording an answer needs none."""
+        return {t.key: t for t in all_templates(session=self.session)}
 
     def attempts(self) -> list[Attempt]:
         query = select(Attempt).where(Attempt.learner_id == self.learner_id)
@@ -149,9 +154,12 @@ class Study:
     def _learn_from(self, attempt: Attempt) -> None:
         """Fold a just-recorded attempt into the running mastery (if it is the latest, as it is
         unless the clock went back: then the next read replays)."""
-        running, template = self._running, self.templates.get(attempt.template_key)
-        out_of_order = running is not None and running.latest is not None and attempt.created_at < running.latest
-        if running is None or template is None or out_of_order:
+        running = self._running
+        if running is None:
+            return  # nothing folded yet: the next read replays the history
+        template = self.templates.get(attempt.template_key)
+        out_of_order = running.latest is not None and attempt.created_at < running.latest
+        if template is None or out_of_order:
             self._running = None
             return
         fold_attempt(running.states, _graded(attempt), template.topics, template.kind,
@@ -215,19 +223,18 @@ class Study:
         ``replacing`` is an earlier answer to the same question that this one revises (a mock
         exam lets the student change an answer): it is withdrawn, and its review step undone,
         in the same commit that records the new one, so the bank never holds both or neither."""
-        verdict = grade_response(instance, response)
+        verdict = grade(instance.spec, response)
         if verdict.verdict == "invalid":
             return verdict, None
         return verdict, self.record(instance, response, verdict, seconds, replacing=replacing)
 
     def record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None, *,
                replacing: Recorded | None = None) -> Recorded | None:
-        """Record a response already graded by :func:`grade_response` (readable), with its review step.
+        """Record a response already graded by :func:`~quizzer.grading.verdict.grade` (readable), with its review step.
         None when ``commit_each`` is off: the attempt is staged (see :meth:`stage_for_commit`)."""
         if replacing is not None:
             self._withdraw(instance.key, replacing)
-        return self._record(instance, response, verdict, seconds,
-                            self_rating=response if instance.kind == "text" else None)
+        return self._record(instance, response, verdict, seconds)
 
     def _withdraw(self, key: str, earlier: Recorded) -> None:
         """Stage the removal of an attempt and the restoring of the review card it replaced."""
@@ -243,15 +250,13 @@ class Study:
             card.due = ReviewState.from_json(earlier.card_before).due
         self.session.flush()
 
-    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
-                self_rating: str | None) -> Recorded | None:
+    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
         now = self._now()
         begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self._card(instance.key)
         before = card.state_json if card else None
-        state = ReviewState.from_json(card.state_json) if card else new_state(now)
-        state = review(state, rating_for(verdict.verdict, verdict.score, seconds, instance.kind,
-                                         self_rating=self_rating), now)
+        state = after_answer(ReviewState.from_json(card.state_json) if card else None, verdict=verdict.verdict,
+                             score=verdict.score, seconds=seconds, kind=instance.kind, response=response, at=now)
         card = card or ReviewCard(learner_id=self.learner_id, template_key=instance.key, state_json="", due=now)
         card.state_json, card.due, card.updated_at = state.to_json(), state.due, now
         self.session.add(card)
@@ -297,7 +302,3 @@ class Study:
     def _now(self) -> datetime:
         return as_utc(self.clock())
 
-
-def grade_response(instance: Instance, response: str) -> Verdict:
-    """A typed answer graded, or a recall card's self-rating (again / hard / good / easy) taken."""
-    return self_grade(instance.spec, response) if instance.kind == "text" else grade(instance.spec, response)

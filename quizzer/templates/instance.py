@@ -37,7 +37,6 @@ from quizzer.templates.schema import Dim, ParamSpec, Template
 MAX_DRAWS = 100  # how often `require` may reject a draw before the template is declared unsatisfiable
 CANONICAL_SEED = 0
 DEFAULT_DECIMALS = 2
-DEFAULT_SIG = 3  # the grading default when a template gives no tolerance
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
@@ -85,9 +84,10 @@ def make_instance(template: Template, seed: int) -> Instance:
         env = {**env, "answer": answer}
         render = functools.partial(_render, template, env)
         answer_text = write_answer(template, answer, choices)
+        tolerance = _tolerance(template)
         spec = AnswerSpec(
-            kind=template.kind, expected=answer, tolerance=_tolerance(template), options=choices,
-            variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order),
+            kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
+            variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order, tolerance),
             expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
         )
         return Instance(
@@ -279,7 +279,8 @@ _COERCE = {"number": _as_number, "integer": _as_integer, "vector": _as_array(1),
            "shape": _as_shape, "bool": _as_bool}
 
 
-def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) -> tuple[WrongAnswer, ...]:
+def _wrong_answers(template: Template, env: dict[str, Any], order: list[int],
+                   tolerance: Tolerance) -> tuple[WrongAnswer, ...]:
     """Each misconception's wrong answer: a computed value, or for choice kinds the option it names."""
     if template.kind in ("choice", "multi"):
         assert template.choices is not None
@@ -296,7 +297,7 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int]) ->
                  else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
         # A mistake that gives the right answer on this draw (bias=False makes "forgot the biases" harmless) is
         # no mistake here: it is dropped for this seed, so a right answer is never graded as a mistake.
-        if values_match(template.kind, value, env["answer"], _tolerance(template)):
+        if values_match(template.kind, value, env["answer"], tolerance):
             continue
         feedback = _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")
         wrong.append(WrongAnswer(m.id, value, feedback))
