@@ -11,16 +11,12 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
 from quizzer.cli.shared import bank_session, check_filters, reports_errors, template_by_key
-from quizzer.common.errors import UserError
 from quizzer.templates import VALIDATION_SEEDS
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
 
 
 class Format(StrEnum):
@@ -70,31 +66,16 @@ def add(
     seeds: Annotated[int, typer.Option(min=1, max=10_000,
                                        help="Seeds to test-render per template.")] = VALIDATION_SEEDS,
 ) -> None:
-    """Validate templates, then insert or update them in the bank: all files or none."""
+    """Validate templates, then insert or update them in the bank: all files or none (every check is
+    ``validate``'s: a file is added exactly when ``quizzer validate`` calls it valid)."""
     from quizzer.bank.store import import_templates
     from quizzer.templates.validate import template_files, validate_files
 
     loaded = validate_files(template_files(files), seeds=seeds)
     with bank_session() as session:
-        _refuse_bundled_keys(session, loaded)
         report = import_templates(session=session, loaded=loaded)
         session.commit()
     typer.echo(f"{report.summary()}.")
-
-
-def _refuse_bundled_keys(session: Session, loaded: list[Any]) -> None:
-    """A bundled question cannot be replaced with `add`: the bundled file is re-imported whenever it
-    differs from the bank, which would silently undo the change at the next start."""
-    from quizzer.bank.models import Template
-    from quizzer.templates.catalog import questions_dir
-
-    bundled = questions_dir().resolve()
-    for item in loaded:
-        row = session.get(Template, item.template.key)
-        if row is not None and Path(row.file).resolve().is_relative_to(bundled) \
-                and Path(item.path).resolve() != Path(row.file).resolve():
-            raise UserError(f"template {item.template.key!r} is a bundled question ({row.file}); give your version "
-                            "a key of its own, e.g. 'practice/my-…', or edit the bundled file", where=str(item.path))
 
 
 # --- browsing -----------------------------------------------------------------------------------

@@ -30,8 +30,8 @@ def reports_errors(command: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except UserError as exc:
-            typer.echo(f"quizzer: {exc}", err=True)
+        except UserError as exc:  # one line even if a message quoted something with a line break in it
+            typer.echo("quizzer: " + " ".join(str(exc).splitlines()), err=True)
             raise typer.Exit(2) from None
     return wrapper  # type: ignore[return-value]
 

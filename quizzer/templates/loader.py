@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import re
+import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from quizzer.common.errors import TemplateError, did_you_mean
 from quizzer.templates.schema import (
+    MAX_BOUND,
     Choice,
     FigureMark,
     FigureSeries,
@@ -27,10 +30,18 @@ MAX_FILE_BYTES = 256 * 1024
 # libyaml's safe loader when present (about 10x faster); the pure-Python one otherwise. Both are safe.
 SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 MAX_YAML_DEPTH = 12
+# All of one template's text (every string field, placeholders included) and its '{{ expression }}'s.
+MAX_TEXT_CHARS = 50_000
+MAX_PLACEHOLDERS = 200
 
 
 def load_path(path: Path) -> Template:
     """Load and validate one template file (structure only; see validate.py for rendering)."""
+    return load_text(read_template_file(path), where=str(path))
+
+
+def read_template_file(path: Path) -> str:
+    """A template file's text, read once (what is checked is what is stored), within the size limit."""
     where = str(path)
     try:
         size = path.stat().st_size
@@ -40,10 +51,9 @@ def load_path(path: Path) -> Template:
     except OSError as exc:
         raise TemplateError(f"cannot read file: {exc.strerror or exc}", where=where) from None
     try:
-        text = raw.decode("utf-8")
+        return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TemplateError(f"not UTF-8 text (byte {exc.start})", where=where) from None
-    return load_text(text, where=where)
 
 
 def load_text(text: str, *, where: str) -> Template:
@@ -55,13 +65,44 @@ def load_text(text: str, *, where: str) -> Template:
         raise TemplateError("a template file must be a YAML mapping of fields (key:, title:, ...)", where=where)
     key = data.get("key") if isinstance(data.get("key"), str) else None
     try:
-        return Template.model_validate(data)
+        template = Template.model_validate(data)
     except ValidationError as exc:
         raise TemplateError(_first_error(exc, node), where=_where(where, key)) from None
+    _check_text(data, node, _where(where, key))
+    return template
+
+
+def _check_text(data: Any, root: yaml.Node, where: str) -> None:
+    """Bound the work every instance does on text: every ``{{ }}`` is evaluated for every seed validated
+    and every instance shown, and all text is scanned each time, so a file within the size limit could
+    otherwise hold thousands of placeholders or 250 KB of prompts (the largest bundled template has
+    about 50 placeholders in 4,000 characters)."""
+    chars = placeholders = 0
+    for path, text in _strings(data, ()):
+        chars, placeholders = chars + len(text), placeholders + text.count("{{")
+        if chars > MAX_TEXT_CHARS or placeholders > MAX_PLACEHOLDERS:
+            problem = (f"more than {MAX_TEXT_CHARS:,} characters of text" if chars > MAX_TEXT_CHARS
+                       else f"more than {MAX_PLACEHOLDERS} '{{{{ }}}}' placeholders")
+            raise TemplateError(f"field {'.'.join(path)!r}: the template has {problem} in all "
+                                f"(line {_line_of(root, list(path))})", where=where)
+
+
+def _strings(value: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for name, child in value.items():
+            yield from _strings(child, (*path, str(name)))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _strings(child, (*path, str(index)))
 
 
 def _where(path: str, key: str | None) -> str:
-    return f"{path}: template {key!r}" if key else path
+    """``FILE: template 'KEY'``; a key too long to read is cut short (it is refused anyway)."""
+    if not key:
+        return path
+    return f"{path}: template {key!r}" if len(key) <= 100 else f"{path}: template {key[:100]!r}…"
 
 
 def _parse_yaml(text: str, where: str) -> tuple[yaml.Node, Any]:
@@ -115,6 +156,12 @@ _LONG_INTEGER = re.compile(r"[-+]?[0-9_]{1000,}")  # Python will not even conver
 # Text reaches a terminal: escape sequences could clear it, retitle it or write the clipboard
 # (OSC 52), and bidirectional overrides could make a prompt read differently from what it says.
 _TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Every mapping key in a template is a field or a name (a parameter, a derived value): plain ASCII,
+# so no space, newline, invisible character or look-alike letter can make two keys that read the
+# same differ, or a key read differently from what it is.
+FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}")
+_RESOLVER = yaml.resolver.Resolver()  # how YAML types a plain scalar: 'true' is a bool, '1' an int
+_CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 @dataclass
@@ -125,21 +172,28 @@ class _Frame:
     mapping: bool
     slot: str | int = 0  # the current key (mapping) or index (sequence)
     expecting_key: bool = True
+    lines: dict[str, int] = field(default_factory=dict)  # a mapping's keys so far, with their lines
 
 
 def _check_events(text: str, where: str) -> None:
-    """Refuse aliases (billion-laughs expansion), deep nesting, tags that build objects and absurd
-    numbers before anything is built; the message names the template and the field."""
+    """Refuse aliases (billion-laughs expansion), deep nesting, tags that build objects, keys that
+    are not plain names or come twice, and numbers that are not finite or absurdly large, before
+    anything is built; the message names the template, the field and (for a key) its line."""
     stack: list[_Frame] = []
     key: str | None = None
+    documents = 0
     try:
         for event in yaml.parse(text, Loader=SafeLoader):
+            documents += isinstance(event, yaml.DocumentStartEvent)
             path = _node_path(stack)
             if isinstance(event, yaml.ScalarEvent) and path == ("key",):
                 key = event.value
-            problem = _event_problem(event, len(stack))
+            is_key = bool(stack) and stack[-1].mapping and stack[-1].expecting_key \
+                and isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent))
+            problem = _event_problem(event, len(stack), documents) \
+                or (_key_problem(event, stack[-1]) if is_key else None)
             if problem:
-                named = (*path, event.value) if _is_key(stack, event) else path  # a bad field name names itself
+                named = (*path, event.value) if is_key and isinstance(event, yaml.ScalarEvent) else path
                 raise TemplateError(f"field {'.'.join(named) or '(top level)'!r}: {problem}",
                                     where=_where(_at(where, event.start_mark), key))
             _advance(stack, event, path)
@@ -148,7 +202,9 @@ def _check_events(text: str, where: str) -> None:
                             where=_where(_at(where, exc.problem_mark or exc.context_mark), key)) from None
 
 
-def _event_problem(event: yaml.Event, depth: int) -> str | None:
+def _event_problem(event: yaml.Event, depth: int, documents: int) -> str | None:
+    if isinstance(event, yaml.DocumentStartEvent) and documents > 1:
+        return "a template file holds one YAML document; '---' starts another, which would be ignored"
     if isinstance(event, yaml.AliasEvent):
         return "YAML aliases ('*name') are not allowed in templates"
     if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)) and depth >= MAX_YAML_DEPTH:
@@ -158,16 +214,58 @@ def _event_problem(event: yaml.Event, depth: int) -> str | None:
         shown = tag.replace("tag:yaml.org,2002:", "!!")
         return f"YAML tag {shown} is not allowed: templates are plain data and never run code"
     if isinstance(event, yaml.ScalarEvent):
-        if not event.style and _LONG_INTEGER.fullmatch(event.value):
-            return f"a number with {len(event.value):,} digits is too large"
         control = _TERMINAL_CONTROL.search(event.value)
         if control:
             return f"control character U+{ord(control.group()):04X} is not allowed in a template's text"
+        return _number_problem(event)
     return None
 
 
-def _is_key(stack: list[_Frame], event: yaml.Event) -> bool:
-    return bool(stack) and stack[-1].mapping and stack[-1].expecting_key and isinstance(event, yaml.ScalarEvent)
+def _scalar_tag(event: yaml.ScalarEvent) -> str:
+    """The type YAML gives a scalar: its explicit tag, else what its plain text resolves to."""
+    if event.tag not in (None, "!"):
+        return str(event.tag)
+    if not event.implicit[0]:  # quoted: a string
+        return "tag:yaml.org,2002:str"
+    return str(_RESOLVER.resolve(yaml.ScalarNode, event.value, event.implicit))
+
+
+def _number_problem(event: yaml.ScalarEvent) -> str | None:
+    """Numbers are finite and within ±MAX_BOUND, where every integer is also an exact float."""
+    tag = _scalar_tag(event)
+    if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        return None
+    if _LONG_INTEGER.fullmatch(event.value):
+        return f"a number with {len(event.value):,} digits is too large"
+    build = _CONSTRUCTOR.construct_yaml_int if tag.endswith("int") else _CONSTRUCTOR.construct_yaml_float
+    try:
+        value = build(yaml.ScalarNode(tag, event.value))
+    except (ValueError, OverflowError):
+        return None  # reported, with its field, where the document is built
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{event.value!r} is not allowed: every number in a template must be finite"
+    if abs(value) > MAX_BOUND:
+        shown = event.value if len(event.value) <= 30 else f"{event.value[:30]}… ({len(event.value):,} characters)"
+        return f"{shown} is too large: numbers in a template are at most {MAX_BOUND:,} in size"
+    return None
+
+
+def _key_problem(event: yaml.Event, mapping: _Frame) -> str | None:
+    """A mapping key is a plain ASCII name (as YAML types it: a string) and appears once."""
+    if not isinstance(event, yaml.ScalarEvent):
+        return ("a field name must be a plain name, not a list or a mapping "
+                "(a text that starts with '{' or '[' needs quotes)")
+    name = event.value
+    if not FIELD_NAME.fullmatch(name) or _scalar_tag(event) != "tag:yaml.org,2002:str":
+        odd = next((ch for ch in name if not (ch.isascii() and (ch.isalnum() or ch == "_"))), None)
+        detail = f" (it contains U+{ord(odd):04X} {unicodedata.name(odd, 'a control character')})" if odd else ""
+        return (f"a field name must be 1 to 64 ASCII letters, digits and '_', starting with a letter "
+                f"(text, not a number or true/false){detail}")
+    if name in mapping.lines:
+        return (f"appears twice in the same mapping (first on line {mapping.lines[name]}); "
+                "YAML would silently keep only the second")
+    mapping.lines[name] = event.start_mark.line + 1
+    return None
 
 
 def _node_path(stack: list[_Frame]) -> tuple[str, ...]:

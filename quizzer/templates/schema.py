@@ -7,19 +7,23 @@ error with a suggestion, never a silently ignored setting.
 
 from __future__ import annotations
 
+import functools
+import keyword
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
 Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
 
+# Keys and names are matched whole (``fullmatch``: ``$`` alone would let a final newline through)
+# and in ASCII only (``\d`` alone would take any script's digits).
 # A routed exam record as the notes write it: paper, one space, question number.
-ROUTED_KEY = re.compile(r"^(?P<paper>\d{4}T\d_[A-Z0-9]+_[A-Z]+) (?P<question>Q\d+)$")
+ROUTED_KEY = re.compile(r"(?P<paper>[0-9]{4}T[0-9]_[A-Z0-9]+_[A-Z]+) (?P<question>Q[0-9]+)")
 # A practice key can never look like a routed one: it starts with "practice/" and is lower-case.
-PRACTICE_KEY = re.compile(r"^practice/[a-z0-9][a-z0-9_-]{2,63}$")
-IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,39}$")
+PRACTICE_KEY = re.compile(r"practice/[a-z0-9][a-z0-9_-]{2,63}")
+IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 
 # Names the template language already uses; a parameter may not shadow them.
 RESERVED_NAMES = frozenset({"answer", "seed", "key", "True", "False", "None"})
@@ -77,7 +81,7 @@ class Tolerance(_Strict):
     """Accepted if any given criterion accepts; integers are always exact."""
 
     rel: float | None = Field(default=None, gt=0, lt=1)
-    abs: float | None = Field(default=None, gt=0)
+    abs: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     sig: int | None = Field(default=None, ge=1, le=12)
 
 
@@ -161,6 +165,21 @@ class FigureSpec(_Strict):
         return self
 
 
+def _variable_name(name: str) -> str:
+    """A student types these names: each must be a plain identifier that means nothing else in
+    typed maths or in the template language (a variable 'sqrt' or 'pi' would change what an
+    answer means)."""
+    if not IDENTIFIER.fullmatch(name):
+        raise ValueError(f"{name!r} is not a name: use letters, digits and '_', starting with a letter (at most 40)")
+    if name in reserved_variable_names():
+        raise ValueError(f"{name!r} is reserved (a keyword, function or constant of the expression language); "
+                         "choose another name")
+    return name
+
+
+VariableName = Annotated[str, AfterValidator(_variable_name)]
+
+
 class Template(_Strict):
     key: str
     title: str = Field(min_length=3, max_length=200)
@@ -175,7 +194,7 @@ class Template(_Strict):
     canonical: dict[str, Any] | None = None
     prompt: Text
     answer: str | int | float | bool | None = None
-    variables: list[str] = Field(default_factory=list, max_length=10)
+    variables: list[VariableName] = Field(default_factory=list, max_length=10)
     tolerance: Tolerance = Tolerance()
     choices: list[Choice] | None = Field(default=None, min_length=2, max_length=12)
     shuffle: bool = True
@@ -185,13 +204,14 @@ class Template(_Strict):
     misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
     solution: Text
     figure: FigureSpec | None = None
-    tags: list[str] = Field(default_factory=list, max_length=20)
+    tags: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(default_factory=list, max_length=20)
 
     @field_validator("key")
     @classmethod
     def _key_form(cls, key: str) -> str:
-        if not (ROUTED_KEY.match(key) or PRACTICE_KEY.match(key)):
-            raise ValueError(f"{key!r} is neither a routed record ID like '2024T3_Q1_NA Q277' "
+        if not (ROUTED_KEY.fullmatch(key) or PRACTICE_KEY.fullmatch(key)):
+            shown = repr(key) if len(key) <= 100 else f"{key[:100]!r}…"
+            raise ValueError(f"{shown} is neither a routed record ID like '2024T3_Q1_NA Q277' "
                              "nor a practice key like 'practice/sdpa-variance-table'")
         return key
 
@@ -199,10 +219,18 @@ class Template(_Strict):
     @classmethod
     def _names(cls, mapping: dict[str, Any]) -> dict[str, Any]:
         for name in mapping:
-            if not IDENTIFIER.match(name) or name in RESERVED_NAMES:
+            if not IDENTIFIER.fullmatch(name) or name in RESERVED_NAMES:
                 raise ValueError(f"{name!r} cannot be a name: use letters, digits and '_', "
                                  f"start with a letter, and avoid {sorted(RESERVED_NAMES)}")
         return mapping
+
+    @field_validator("variables")
+    @classmethod
+    def _variables_once(cls, variables: list[str]) -> list[str]:
+        twice = sorted({name for name in variables if variables.count(name) > 1})
+        if twice:
+            raise ValueError(f"{twice[0]!r} is listed twice")
+        return variables
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Template:
@@ -238,9 +266,23 @@ class Template(_Strict):
 
     @property
     def paper(self) -> str | None:
-        match = ROUTED_KEY.match(self.key)
+        match = ROUTED_KEY.fullmatch(self.key)
         return match.group("paper") if match else None
 
     @property
     def is_routed(self) -> bool:
         return self.paper is not None
+
+
+@functools.cache
+def reserved_variable_names() -> frozenset[str]:
+    """What an expression question's variable may not be called: Python's keywords, the names
+    templates reserve, the constants (pi, e, inf) and every function of typed maths (with 'ln',
+    which typed maths reads as log) and of the template language."""
+    # Imported here: the whitelists pull in NumPy and the engine, which loading a template does not need.
+    from quizzer.grading.expr import MATH_CONSTANTS
+    from quizzer.grading.typed import FUNCTIONS
+    from quizzer.templates.functions import template_functions
+
+    return frozenset({*keyword.kwlist, *keyword.softkwlist, *RESERVED_NAMES, *MATH_CONSTANTS, *FUNCTIONS, "ln",
+                      *template_functions()})

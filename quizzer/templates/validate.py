@@ -8,19 +8,21 @@ is dropped for that seed by ``make_instance``: a right answer is never graded as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
 from quizzer.common.errors import TemplateError, did_you_mean
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
-from quizzer.templates.catalog import Catalog, load_catalog
+from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
 from quizzer.templates.instance import Instance, make_instance
-from quizzer.templates.loader import load_path
+from quizzer.templates.loader import SafeLoader, load_text, read_template_file
 from quizzer.templates.schema import Template
 
 DEFAULT_SEEDS = VALIDATION_SEEDS
@@ -60,6 +62,12 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
             check_instance(instance)
         except TemplateError as exc:
             raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=f"template {template.key!r}") from None
+        except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError) as exc:
+            # A hostile file must never reach the user as a traceback; this is quizzer's fault, not the
+            # author's, but the file is refused all the same, by name.
+            raise TemplateError(f"seed {seed}: could not be rendered ({type(exc).__name__}: {exc}); "
+                                "please report this file to quizzer's maintainers",
+                                where=f"template {template.key!r}") from None
         answers.add(instance.answer_text)
         count += 1
     _check_answer_varies(template, answers, count)
@@ -96,23 +104,67 @@ def check_instance(instance: Instance) -> None:
 
 
 def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list[LoadedTemplate]:
-    """Load, cross-check and test-render a set of files; all must pass or nothing is returned."""
-    catalog = load_catalog()
+    """Load, cross-check and test-render a set of files; all must pass or nothing is returned.
+    ``quizzer validate`` and ``quizzer add`` both come here, so a file is valid exactly when
+    it would be added."""
     loaded: list[LoadedTemplate] = []
     first_file: dict[str, Path] = {}
     for path in paths:
-        template = load_path(path)
+        source = read_template_file(path)
+        template = load_text(source, where=str(path))
         where = f"{path}: template {template.key!r}"
         if template.key in first_file:
             raise TemplateError(f"duplicate key: also defined in {first_file[template.key]}", where=where)
         first_file[template.key] = path
         try:
-            check_references(template, catalog)
+            check_not_bundled(template, path, bundled_files())
+            check_references(template, load_catalog())
             check_renders(template, range(seeds))
         except TemplateError as exc:
             raise TemplateError(_strip_where(exc), where=f"{path}: {exc.where}" if exc.where else where) from None
-        loaded.append(LoadedTemplate(template, path, path.read_text(encoding="utf-8")))
+        loaded.append(LoadedTemplate(template, path, source))
     return loaded
+
+
+def check_not_bundled(template: Template, path: Path, bundled: dict[str, Path]) -> None:
+    """A bundled question cannot be replaced by another file: the bundled file is re-imported whenever
+    it differs from the bank, which would silently undo the change at the next start."""
+    owner = bundled.get(template.key)
+    if owner is not None and owner.resolve() != path.resolve():
+        _fail(template, "key", f"{template.key!r} is a bundled question ({owner}); give your version a key of "
+              "its own, e.g. 'practice/my-…', or edit the bundled file")
+
+
+def bundled_files() -> dict[str, Path]:
+    """The bundled questions by key: each file's top-level ``key:`` (some 50 ms for all of them, so
+    they are read again only when a file changes)."""
+    directory = questions_dir()
+    files = template_files([directory]) if directory.is_dir() else []
+    return _keys_of(tuple((path, path.stat().st_mtime_ns, path.stat().st_size) for path in files))
+
+
+@functools.lru_cache(maxsize=4)
+def _keys_of(files: tuple[tuple[Path, int, int], ...]) -> dict[str, Path]:
+    return {key: path for path, _, _ in files if (key := _stated_key(path)) is not None}
+
+
+def _stated_key(path: Path) -> str | None:
+    """The value of a file's top-level ``key:``, read from the YAML events without building anything."""
+    depth, field = 0, None  # field: the top-level key whose value comes next
+    try:
+        for event in yaml.parse(path.read_text(encoding="utf-8"), Loader=SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+                field = None if depth == 1 else field  # a nested value ended: a key comes next
+            elif isinstance(event, yaml.ScalarEvent) and depth == 1:
+                if field == "key":
+                    return str(event.value)
+                field = event.value if field is None else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None  # not a template: refused on its own when it is validated
+    return None
 
 
 def template_files(paths: Iterable[Path]) -> list[Path]:

@@ -179,9 +179,11 @@ def test_add_refuses_to_replace_a_bundled_question(tmp_path: Path) -> None:
     bundled = questions_dir() / "week2" / "training_tricks" / "warmup-rate.yaml"
     edited = tmp_path / "warmup-rate.yaml"
     edited.write_text(bundled.read_text(encoding="utf-8").replace("\ntitle: ", "\ntitle: (mine) ", 1), encoding="utf-8")
-    code, out, err = run("add", str(edited))
-    assert code == 2 and out == ""
-    assert err.startswith(f"quizzer: {edited}: template 'practice/warmup-rate' is a bundled question")
-    assert "a key of its own" in err and len(err.strip().splitlines()) == 1
+    for command in ("validate", "add"):  # validate refuses what add would
+        code, out, err = run(command, str(edited))
+        assert code == 2 and out == ""
+        assert err.startswith(f"quizzer: {edited}: template 'practice/warmup-rate': field 'key': "
+                              "'practice/warmup-rate' is a bundled question")
+        assert "a key of its own" in err and len(err.strip().splitlines()) == 1
     _, shown, _ = run("show", "practice/warmup-rate")
     assert "(mine)" not in shown

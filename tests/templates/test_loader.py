@@ -95,3 +95,77 @@ def test_unreadable_and_binary_files(tmp_path: Path) -> None:
     binary.write_bytes(b"\xff\xfe\x00key")
     with pytest.raises(TemplateError, match="not UTF-8"):
         load_path(binary)
+
+
+# --- what a reviewer reads is what runs: keys, names and numbers ---------------------------------
+
+@pytest.mark.parametrize(("text", "message"), [
+    (VALID + "answer: n ** 3\n",
+     "t.yaml:13: template 'practice/minimal': field 'answer': appears twice in the same mapping (first on line 11)"),
+    (VALID + '"answer": n ** 3\n', "t.yaml:13: template 'practice/minimal': field 'answer': appears twice"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [2, 9], int: [2, 99]}"), "field 'params.n.int': appears twice"),
+    (VALID.replace("key: practice/minimal", 'key: "practice/minimal\\n"'),
+     "'practice/minimal\\n' is neither a routed record ID"),
+    (VALID.replace("key: practice/minimal", 'key: "practice/min\u0456mal"'), "is neither a routed record ID"),
+    (VALID.replace("key: practice/minimal", 'key: "\u0662\u0660\u0662\u0664T3_Q1_NA Q277"'), "neither a routed"),
+    (VALID + "\u0430nswer: n\n", "(it contains U+0430 CYRILLIC SMALL LETTER A)"),
+    (VALID + '"tags\u200b": [x]\n', "field 'tags\\u200b': a field name must be"),
+    (VALID + '"answer ": n\n', "field 'answer ': a field name must be"),
+    (VALID.replace("n: {int: [2, 9]}", 'n: {int: [2, 9]}\n  "n\\n": {int: [1, 2]}'), "field 'params.n\\n'"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [2, 9]}\n  1: {int: [1, 2]}"), "(text, not a number or true/false)"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [2, 9]}\n  null: {int: [1, 2]}"), "field 'params.null'"),
+    (VALID + "? [a, b]\n: 1\n", "a field name must be a plain name, not a list or a mapping"),
+    (VALID + "<<: {answer: n}\n", "field '<<': a field name must be"),
+    (VALID + "---\nanswer: n ** 3\n", "t.yaml:13: template 'practice/minimal': field '(top level)': a template file "
+     "holds one YAML document"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {choice: [2, .nan]}"), "field 'params.n.choice.1': '.nan' is not allowed"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {choice: [2, 1.0e+999]}"), "every number in a template must be finite"),
+    (VALID.replace("n: {int: [2, 9]}", 'n: {choice: [2, !!float "-inf"]}'), "must be finite"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {choice: [2, 0x20000000000001]}"),
+     "0x20000000000001 is too large: numbers in a template are at most 9,007,199,254,740,992"),
+    (VALID.replace("kind: integer", "kind: number") + "tolerance: {abs: 1.0e+999}\n", "must be finite"),
+    (VALID + "tags: [" + "t" * 41 + "]\n", "field 'tags.0': String should have at most 40 characters"),
+    (VALID.replace("What is {{ n }} squared?", '"' + "{{ n }}" * 201 + '"'),
+     "more than 200 '{{ }}' placeholders in all"),
+])
+def test_keys_names_and_numbers_are_what_they_seem(text: str, message: str) -> None:
+    with pytest.raises(TemplateError) as caught:
+        load(text)
+    assert message in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+EXPRESSION = VALID.replace("kind: integer", "kind: expression\nvariables: [d, f]").replace(
+    "answer: n ** 2", "answer: 2*d*f")
+
+
+@pytest.mark.parametrize(("variables", "message"), [
+    ("[d, __import__]", "field 'variables.1': '__import__' is not a name"),
+    ("[d, os.system]", "'os.system' is not a name"),
+    ('[d, "f\\n"]', "'f\\n' is not a name"),
+    ("[d, lambda]", "'lambda' is reserved"),
+    ("[d, match]", "'match' is reserved"),  # a soft keyword
+    ("[d, sqrt]", "'sqrt' is reserved"),
+    ("[d, ln]", "'ln' is reserved"),
+    ("[d, softmax]", "'softmax' is reserved"),
+    ("[d, inf]", "'inf' is reserved"),
+    ("[d, e]", "'e' is reserved"),
+    ("[d, answer]", "'answer' is reserved"),
+    ("[d, d]", "field 'variables': 'd' is listed twice"),
+])
+def test_expression_variables_are_plain_unreserved_names(variables: str, message: str) -> None:
+    assert load(EXPRESSION)  # d and f are fine
+    with pytest.raises(TemplateError) as caught:
+        load(EXPRESSION.replace("[d, f]", variables))
+    assert message in str(caught.value)
+
+
+def test_all_of_a_templates_text_is_bounded() -> None:
+    """Each field within its own limit, 54,000 characters in all: refused, naming where it overflowed."""
+    choices = "".join(f"  - text: {i} {'c' * 1900}\n    feedback: {'f' * 3900}\n" for i in range(6))
+    text = (VALID.replace("kind: integer", "kind: choice\nconceptual: true").replace("answer: n ** 2\n", "")
+            .replace("What is {{ n }} squared?", "p" * 19_000) + "choices:\n" + choices
+            .replace("    feedback", "    correct: true\n    feedback", 1))
+    with pytest.raises(TemplateError, match=r"field 'choices\.\d+\.\w+': the template has more than 50,000 characters"):
+        load(text)
+    assert load(text.replace("p" * 19_000, "p"))  # the same file with a short prompt is fine
