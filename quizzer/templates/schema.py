@@ -12,7 +12,7 @@ import keyword
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
 Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
@@ -223,6 +223,15 @@ class Template(_Strict):
                 raise ValueError(f"{name!r} cannot be a name: use letters, digits and '_', "
                                  f"start with a letter, and avoid {sorted(RESERVED_NAMES)}")
         return mapping
+
+    @field_validator("derived")
+    @classmethod
+    def _derived_apart(cls, derived: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        """A derived value named like a parameter would silently replace the parameter a reviewer reads."""
+        shadowed = sorted(set(derived) & set(info.data.get("params") or {}))
+        if shadowed:
+            raise ValueError(f"{shadowed[0]!r} is both a parameter and a derived value; give them different names")
+        return derived
 
     @field_validator("variables")
     @classmethod

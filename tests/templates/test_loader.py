@@ -124,6 +124,7 @@ def test_unreadable_and_binary_files(tmp_path: Path) -> None:
     (VALID.replace("n: {int: [2, 9]}", "n: {choice: [2, 0x20000000000001]}"),
      "0x20000000000001 is too large: numbers in a template are at most 9,007,199,254,740,992"),
     (VALID.replace("kind: integer", "kind: number") + "tolerance: {abs: 1.0e+999}\n", "must be finite"),
+    (VALID + "derived:\n  n: '1000'\n", "field 'derived': 'n' is both a parameter and a derived value"),
     (VALID + "tags: [" + "t" * 41 + "]\n", "field 'tags.0': String should have at most 40 characters"),
     (VALID.replace("What is {{ n }} squared?", '"' + "{{ n }}" * 201 + '"'),
      "more than 200 '{{ }}' placeholders in all"),
