@@ -56,6 +56,15 @@ def bank_dump(bank: Path) -> list[str]:
         return list(connection.iterdump())
 
 
+def same_bank(bank: Path, original: Path) -> bool:
+    """Whether ``bank``'s dump is ``original``'s. The same bytes with no write-ahead log pending are the
+    same dump, so the dump (35 ms for this bank) is compared only when the bytes alone cannot say."""
+    wal = bank.with_name(bank.name + "-wal")
+    if bank.read_bytes() == original.read_bytes() and not (wal.exists() and wal.stat().st_size):
+        return True
+    return bank_dump(bank) == bank_dump(original)
+
+
 @pytest.fixture(scope="module")
 def corpus_runs(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Path) -> dict[tuple[str, str], Any]:
     """Every file of the corpus through both commands (and the baseline), each in a child process
@@ -76,10 +85,9 @@ def corpus_runs(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Pat
     done = subprocess.run([sys.executable, str(RUNNER), str(parallel), str(HANG_SECONDS)], input=json.dumps(jobs),
                           capture_output=True, text=True, env=env, check=True, timeout=HANG_SECONDS * len(jobs))
     results = json.loads(done.stdout)
-    before = bank_dump(bundled_bank_file)
     for job, result in zip(jobs, results, strict=True):
         directory = Path(job["dir"])
-        result["bank_unchanged"] = bank_dump(directory / "bank.sqlite") == before
+        result["bank_unchanged"] = same_bank(directory / "bank.sqlite", bundled_bank_file)
         result["sentinel"] = (directory / "SENTINEL").exists()
     return dict(zip(names, results, strict=True))
 
@@ -132,11 +140,11 @@ def test_validate_and_add_agree(path: Path, corpus_runs: dict[tuple[str, str], A
 
 
 def test_validate_and_add_agree_on_the_bundled_questions(bundled_bank: Path, tmp_path: Path) -> None:
-    """Every bundled file is valid for both (a few seeds: their 200-seed renders are tested elsewhere)."""
+    """Every bundled file is valid for both (one seed: tests/templates/test_bank_content.py renders 200)."""
     env = {**os.environ, "QUIZZER_DB": str(bundled_bank)}
     exe = Path(sys.executable).with_name("quizzer")
     for command in COMMANDS:
-        done = subprocess.run([str(exe), command, str(questions_dir()), "--seeds", "3"], capture_output=True,
+        done = subprocess.run([str(exe), command, str(questions_dir()), "--seeds", "1"], capture_output=True,
                               text=True, env=env, cwd=tmp_path, timeout=600)
         assert done.returncode == 0 and done.stderr == "", (command, done.stderr)
     assert done.stdout.strip() == f"0 added, 0 updated, {len(list(questions_dir().rglob('*.yaml')))} unchanged."
