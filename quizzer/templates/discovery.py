@@ -23,7 +23,7 @@ back as itself is checked by ``quizzer validate`` (``not_graded_back``), not on 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,7 @@ from quizzer.grading.expr import ExprError, compile_expr, evaluate, shared_budge
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
 from quizzer.templates.catalog import misconception_feedback
-from quizzer.templates.functions import Function, template_functions
+from quizzer.templates.functions import Function, guarded_as, template_functions
 from quizzer.templates.schema import Template
 
 # Kinds whose answer is computed from the template's values. A true/false answer is left out: its
@@ -62,21 +62,10 @@ def applicable_mutations(template: Template) -> tuple[Mutation, ...]:
 
 
 def _slipped_table(mutation: Mutation) -> dict[str, Function]:
-    """The template function table with the mutation's functions in place of the engine's.
-
-    Each slipped call runs the reference entry first with the same arguments: that entry applies
-    the table's allocation guard, which the slip (same arguments, same sizes) then also obeys."""
+    """The template function table with the mutation's functions in place of the engine's, behind
+    the same size checks."""
     table = template_functions()
-
-    def slipped(name: str, function: Callable[..., Any]) -> Function:
-        guard = table[name]
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            guard(*args, **kwargs)
-            return function(*args, **kwargs)
-        return call
-
-    return table | {name: slipped(name, function) for name, function in mutation.replaces.items() if name in table}
+    return table | {name: guarded_as(name, function) for name, function in mutation.replaces.items() if name in table}
 
 
 def slipped_answer(template: Template, values: Mapping[str, Any], mutation: Mutation) -> Any | None:
