@@ -6,9 +6,9 @@ recomputed "as if the learner had made slip X" with nothing written by its autho
 parameters, put the slipped functions in the expression's function table, and evaluate
 ``derived`` and ``answer`` again. When a learner's answer matches none of the listed
 misconceptions, the grader asks this module for the answers under each applicable slip and names
-the one that reproduces it (``verdict._name_mistake``), with the same tolerance and the same id
-space as listed misconceptions, so feedback, mastery and the teacher's report treat it alike. A
-listed misconception is looked up first and so always wins.
+the one that reproduces it (the spec's ``discover``, which ``verdict`` calls), with the same
+tolerance and the same id space as listed misconceptions, so feedback, mastery and the
+teacher's report treat it alike. A listed misconception is looked up first and so always wins.
 
 Bounded search: only mutations of engine functions the template's expressions call, one at a
 time (pairs are not tried: the one-slip answers already cost several times the instance itself).
@@ -44,7 +44,7 @@ DISCOVERABLE_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape"
 _SLIP_ERRORS = (ExprError, ValueError, TypeError, IndexError, ArithmeticError, FloatingPointError)
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8192)  # like compile_expr: templates repeat their expressions
 def _called_names(source: str) -> frozenset[str]:
     return compile_expr(source).names
 
