@@ -23,6 +23,10 @@ has none, and returns the same NumPy arrays / ints / floats. Choose per process 
 ``set_backend`` or the ``QUIZZER_ENGINE_BACKEND`` environment variable (read once, at import),
 per block with ``with use_backend("torch"):`` (context-local, so thread-safe), or per call with
 ``get_backend("torch").softmax(...)``.
+
+``engine.mutations`` (imported only by who asks for it) holds the course's slips: for each
+misconception id, same-signature replacements of the NumPy functions the slip changes, which
+quizzer substitutes to discover an unlisted mistake. The reference modules never import it.
 """
 
 from __future__ import annotations

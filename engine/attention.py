@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -47,9 +49,34 @@ def scaled_dot_product_attention(
     q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None, scale: bool | float = True
 ) -> tuple[np.ndarray, np.ndarray]:
     """Z = softmax(s Q Kᵀ + M) V, s = 1/√d_k (scale=True), 1 (False) or the given float; returns (Z, A)."""
+    return attention_with(q, k, v, mask, scale)
+
+
+def q_kt(q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Q Kᵀ: entry (i, j) is q_i · k_j."""
+    scores: np.ndarray = q @ np.swapaxes(k, -1, -2)  # [..., T_q, T_k]
+    return scores
+
+
+def masked_softmax(scores: np.ndarray, mask: ArrayLike | None) -> np.ndarray:
+    """softmax over the keys (last axis) with blocked entries at -∞."""
+    return softmax(scores, mask=mask)
+
+
+# scaled_dot_product_attention's two steps, replaceable so that engine.mutations reruns it with
+# one slip (scores K Qᵀ, a mask filled with 0) without a second copy of the rest.
+Scores = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Normalize = Callable[[np.ndarray, "ArrayLike | None"], np.ndarray]
+
+
+def attention_with(
+    q: ArrayLike, k: ArrayLike, v: ArrayLike, mask: ArrayLike | None = None, scale: bool | float = True, *,
+    product: Scores = q_kt, normalize: Normalize = masked_softmax,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Z = normalize(s · product(Q, K), M) V; the reference is product = Q Kᵀ, normalize = masked softmax."""
     q, k, v = as_float_array(q), as_float_array(k), as_float_array(v)
-    scores = (q @ np.swapaxes(k, -1, -2)) * score_scale(scale, q.shape[-1])  # [..., T_q, T_k]
-    weights = softmax(scores, mask=mask)  # [..., T_q, T_k]
+    scores = product(q, k) * score_scale(scale, q.shape[-1])  # [..., T_q, T_k]
+    weights = normalize(scores, mask)  # [..., T_q, T_k]
     return weights @ v, weights  # [..., T_q, d_v]
 
 
@@ -85,10 +112,36 @@ def multi_head_attention(
     inputs give unbatched results. mask: [T_q, T_k] or [B, T_q, T_k] (shared by every head,
     e.g. padding_mask's [B, 1, T_k]) or [B, h, T_q, T_k].
     """
+    return heads_then_output(x_q, x_kv, in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, num_heads,
+                             mask)
+
+
+# The attention step and the output projection of multi_head_attention, replaceable so that
+# engine.mutations can rerun the whole layer with one slip inside (its W^O left out, or its
+# scores unscaled) without a second copy of the head bookkeeping.
+Attend = Callable[..., tuple[np.ndarray, np.ndarray]]
+Project = Callable[[np.ndarray, np.ndarray, np.ndarray | None], np.ndarray]
+
+
+def heads_then_output(
+    x_q: ArrayLike,
+    x_kv: ArrayLike,
+    in_proj_weight: np.ndarray,
+    in_proj_bias: np.ndarray | None,
+    out_proj_weight: np.ndarray,
+    out_proj_bias: np.ndarray | None,
+    num_heads: int,
+    mask: ArrayLike | None = None,
+    *,
+    attend: Attend = scaled_dot_product_attention,
+    project: Project = affine,
+) -> tuple[np.ndarray, np.ndarray]:
+    """multi_head_attention with its per-head `attend` and its output `project`(concat, W^O, b^O) given."""
     x_q, x_kv = as_float_array(x_q), as_float_array(x_kv)
     if x_q.ndim == 2:  # unbatched [T, d_model], as PyTorch accepts: run as a batch of one
-        out, weights = multi_head_attention(
-            x_q[None], x_kv[None], in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, num_heads, mask
+        out, weights = heads_then_output(
+            x_q[None], x_kv[None], in_proj_weight, in_proj_bias, out_proj_weight, out_proj_bias, num_heads, mask,
+            attend=attend, project=project,
         )
         return out[0], weights[0]
     B, T_q, d_model = x_q.shape
@@ -99,6 +152,6 @@ def multi_head_attention(
     q = _split_heads(affine(x_q, in_proj_weight[:d_model].T, b_q), num_heads)  # [B, h, T_q, d_k]
     kv = _split_heads(affine(x_kv, in_proj_weight[d_model:].T, b_kv), 2 * num_heads)  # [B, 2h, T_k, d_k]
     k, v = kv[:, :num_heads], kv[:, num_heads:]  # [B, h, T_k, d_k] each
-    z, weights = scaled_dot_product_attention(q, k, v, None if mask is None else per_head_mask(mask))
-    concat = z.transpose(0, 2, 1, 3).reshape(B, T_q, d_model)  # [B, T_q, h·d_v]
-    return affine(concat, out_proj_weight.T, out_proj_bias), weights  # [B, T_q, d_model], [B, h, T_q, T_k]
+    z, weights = attend(q, k, v, None if mask is None else per_head_mask(mask))
+    concat = z.transpose(0, 2, 1, 3).reshape(B, T_q, -1)  # [B, T_q, h·d_v]
+    return project(concat, out_proj_weight.T, out_proj_bias), weights  # [B, T_q, d_model], [B, h, T_q, T_k]

@@ -28,17 +28,23 @@ def _opt(a: ArrayLike | None) -> np.ndarray | None:
     return None if a is None else np.asarray(a)
 
 
-def _standardize(x: np.ndarray, axis: int | tuple[int, ...], eps: float) -> np.ndarray:
-    """(x - μ) / √(σ² + ε) with mean and biased variance over `axis`."""
+def standardize(x: np.ndarray, axis: int | tuple[int, ...], eps: float, *, ddof: int = 0,
+                 eps_in_root: bool = True) -> np.ndarray:
+    """(x - μ) / √(σ² + ε) with mean and biased variance (divisor n - ddof) over `axis`.
+
+    ddof=1 and eps_in_root=False are not the course's formula: they are the slips of
+    engine.mutations.norms (unbiased variance; (x - μ)/(σ + ε)), kept here so it reuses this one.
+    """
     total = x.sum(axis=axis, keepdims=True)
     n = x.size // total.size  # observations pooled into each statistic
     centered = x - total / n  # x - μ; sum / n beats ndarray.mean, whose Python wrapper dominates at toy sizes
-    var = (centered * centered).sum(axis=axis, keepdims=True) / n
-    standardized: np.ndarray = centered / np.sqrt(var + eps)
+    var = (centered * centered).sum(axis=axis, keepdims=True) / (n - ddof)
+    spread = np.sqrt(var + eps) if eps_in_root else np.sqrt(var) + eps
+    standardized: np.ndarray = centered / spread
     return standardized
 
 
-def _scale_shift(y: np.ndarray, gamma: ArrayLike | None, beta: ArrayLike | None) -> np.ndarray:
+def scale_shift(y: np.ndarray, gamma: ArrayLike | None, beta: ArrayLike | None) -> np.ndarray:
     """γ ⊙ y + β, skipping whichever affine parameter is absent."""
     if gamma is not None:
         y = y * np.asarray(gamma)
@@ -48,7 +54,7 @@ def _scale_shift(y: np.ndarray, gamma: ArrayLike | None, beta: ArrayLike | None)
 def layer_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None,
                eps: float = 1e-5) -> np.ndarray:
     """LN(x) = γ ⊙ (x - μ)/√(σ² + ε) + β, μ and biased σ² over the features of each position."""
-    return _scale_shift(_standardize(as_float_array(x), -1, eps), gamma, beta)
+    return scale_shift(standardize(as_float_array(x), -1, eps), gamma, beta)
 
 
 def batch_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | None = None,
@@ -62,7 +68,7 @@ def batch_norm(x: ArrayLike, gamma: ArrayLike | None = None, beta: ArrayLike | N
     if x.size <= x.shape[-1]:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {list(x.shape)}")
     pooled = tuple(range(x.ndim - 1))  # batch (and time) axes: one statistic per channel
-    return _scale_shift(_standardize(x, pooled, eps), gamma, beta)
+    return scale_shift(standardize(x, pooled, eps), gamma, beta)
 
 
 def _residual(

@@ -33,14 +33,26 @@ def validate(
                      typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
     seeds: Annotated[int, typer.Option(min=1, max=10_000,
                                        help="Seeds to test-render per template.")] = VALIDATION_SEEDS,
+    all_slips: Annotated[bool, typer.Option("--all", help="Print the engine-slip coverage table (templates × slips "
+                                                          "that change the answer, listed vs discovered) instead of "
+                                                          "one line per template.")] = False,
 ) -> None:
-    """Check templates without writing anything: structure, references, and test renders."""
+    """Check templates without writing anything: structure, references, test renders, and which
+    engine slips change each answer."""
     from quizzer.templates.catalog import questions_dir
+    from quizzer.templates.slip_coverage import coverage_table, template_slips
     from quizzer.templates.validate import template_files, validate_files
 
     files = template_files(paths or [questions_dir()])
     loaded = validate_files(files, seeds=seeds)
     typer.echo(f"{len(loaded)} template(s) valid, each test-rendered over {seeds} seeds.")
+    slips = [template_slips(item.template) for item in loaded]
+    if all_slips:
+        typer.echo(coverage_table(slips))
+    else:
+        for row in slips:
+            if row.alters:
+                typer.echo(row.line())
 
 
 @reports_errors

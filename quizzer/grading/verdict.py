@@ -47,7 +47,8 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 # The version of the scoring rules.  Raise it with any change that can change a stored score, verdict
 # or misconception: every bank then regrades its attempts once (quizzer.learning.regrade).
 # 1: until 2026-12; 2: select-all right-minus-wrong, mistakes never cost credit, discrete answers exact.
-RULES_VERSION = 2
+# 3: wrong answers matching no listed misconception may be named by a discovered engine slip.
+RULES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ class AnswerSpec:
     wrong_answers: tuple[WrongAnswer, ...] = ()
     expected_text: str | None = None       # how the question displays its answer, when it decides that itself
     sizes: Mapping[str, int] = field(default_factory=dict)  # shape kind: the question's named sizes (T = 31)
+    # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
+    # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
+    discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -146,8 +150,12 @@ def _parse_context(spec: AnswerSpec) -> dict[str, Any]:
 
 
 def _find_misconception(spec: AnswerSpec, got: Any) -> WrongAnswer | None:
-    """The first wrong answer the response matches (with the question's tolerance)."""
+    """The first wrong answer the response matches (with the question's tolerance): a listed one
+    first, then one discovered by rerunning the question with a slip (so a listed one always wins)."""
     for wrong in spec.wrong_answers:
+        if values_match(spec.kind, got, wrong.value, spec.tolerance, sizes=spec.sizes):
+            return wrong
+    for wrong in spec.discover(spec) if spec.discover else ():
         if values_match(spec.kind, got, wrong.value, spec.tolerance, sizes=spec.sizes):
             return wrong
     return None

@@ -22,17 +22,6 @@ from quizzer.grading.expr import check_allocation, check_broadcast
 Function = Callable[..., Any]
 
 
-def _guarded(name: str, shape_of: Callable[..., tuple[Any, ...]]) -> Function:
-    """Wrap an engine function so the array it would build is size-checked first."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        check_allocation(*shape_of(*args, **kwargs))
-        return getattr(engine, name)(*args, **kwargs)
-
-    call.__name__ = name
-    return call
-
-
 def _first(n: Any, *_: Any, **__: Any) -> tuple[Any, ...]:
     return (n,)
 
@@ -84,14 +73,24 @@ def _pairwise_guard(function: Function) -> Function:
     return call
 
 
+def guarded_as(name: str, function: Function) -> Function:
+    """`function` behind the size check of engine function `name`: the engine's own entries, and
+    an engine slip (engine.mutations) that quizzer.templates.discovery puts in their place."""
+    shape_of = _ALLOCATING.get(name)
+    if shape_of is None:
+        return _pairwise_guard(function)
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        check_allocation(*shape_of(*args, **kwargs))
+        return function(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
 def _engine_functions() -> dict[str, Function]:
-    table: dict[str, Function] = {}
-    for name in engine.PUBLIC_API:
-        if name in _NOT_FOR_TEMPLATES:
-            continue
-        table[name] = _guarded(name, _ALLOCATING[name]) if name in _ALLOCATING else _pairwise_guard(
-            getattr(engine, name))
-    return table
+    return {name: guarded_as(name, getattr(engine, name)) for name in engine.PUBLIC_API
+            if name not in _NOT_FOR_TEMPLATES}
 
 
 def _array_maker(make: Callable[..., np.ndarray]) -> Function:

@@ -30,6 +30,7 @@ from quizzer.grading.verdict import AnswerSpec, WrongAnswer
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
 from quizzer.templates.catalog import misconception_feedback
+from quizzer.templates.discovery import Discovery
 from quizzer.templates.figure import Figure, FigureDataError, build_figure
 from quizzer.templates.functions import show, template_functions
 from quizzer.templates.schema import Dim, ParamSpec, Template
@@ -89,6 +90,7 @@ def make_instance(template: Template, seed: int) -> Instance:
             kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
             variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order, tolerance),
             expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
+            discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
         )
         return Instance(
             key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
