@@ -170,3 +170,34 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     covariance = sum((a - mean) * (b - mean) for a, b in zip(rx, ry, strict=True))
     variance = sum((a - mean) ** 2 for a in rx)
     return covariance / variance
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Record a simulated class into the bank QUIZZER_DB names (for trying ``quizzer report`` on it)."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from quizzer.bank.store import all_templates
+    from quizzer.common.clock import utcnow
+    from quizzer.learning.regrade import open_current_bank
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--learners", type=int, default=60)
+    parser.add_argument("--items", type=int, default=20)
+    parser.add_argument("--broken", action="store_true", help="give one question a wrong key")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    engine, session = open_current_bank()
+    with session:
+        simulated = simulate_class(all_templates(session=session), now=utcnow(), learners=args.learners,
+                                   items=args.items, broken=args.broken, seed=args.seed)
+        record_class(simulated, session=session)
+    engine.dispose()
+    print(f"recorded {len(simulated.answers)} answers of {args.learners} learners on {args.items} questions"
+          + (f"; wrong key: {simulated.broken}" if simulated.broken else ""))
+
+
+if __name__ == "__main__":
+    main()

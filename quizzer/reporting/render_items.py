@@ -84,8 +84,9 @@ def text_section(analysis: ItemAnalysis, width: int) -> list[str]:
         lines.append(f"  {_fit(item.key, key_width):<{key_width}} {item.learners:>4} {item.attempts:>5} "
                      f"{item.facility:>5.2f} {_signed(item.discrimination):>6} {_estimate(item.difficulty):>13} "
                      f"{_seconds(item.median_seconds):>6}")
-        detail = f"wrong: {_shares(item.wrong_answers, quoted=True)}; mistakes: {_shares(item.mistakes, quoted=False)}"
-        lines.append(_fit(f"      {detail}", width))
+        lines.append(_fit(f"      wrong answers: {_shares(item.wrong_answers, quoted=True)}", width))
+        if item.mistakes:
+            lines.append(_fit(f"      mistakes: {_shares(item.mistakes, quoted=False)}", width))
         lines += [line for flag in item.flags for line in textwrap.wrap(
             f"⚑ {flag.kind}: {flag.reason}", width, initial_indent="      ", subsequent_indent="        ")]
     if analysis.papers:
