@@ -170,12 +170,14 @@ Table = Callable[[list[str], list[list[list[str]]], set[int], str], str]
 
 def html_section(analysis: ItemAnalysis, make: Table) -> list[str]:
     sections = [f"<h2>{HEADING}</h2>", f'<p class="note">{_e(EXPLAIN)}</p>',
-                make(["Question", "Learners", "Attempts", "Facility", "Discrimination", "Rasch b ± se", "Median time",
-                      "Frequent wrong answers", "Frequent mistakes"],
+                make(["Question", "Learners", "Attempts", "Facility", "Discrimination", "Rasch b ± se", "Median time"],
                      [[[f"<code>{_e(i.key)}</code>", str(i.learners), str(i.attempts), f"{i.facility:.2f}",
-                        _signed(i.discrimination), _estimate(i.difficulty), _seconds(i.median_seconds),
-                        _e(_shares(i.wrong_answers, quoted=True)), _e(_shares(i.mistakes, quoted=False))]
+                        _signed(i.discrimination), _estimate(i.difficulty), _seconds(i.median_seconds)]
                        for i in analysis.items]], {1, 2, 3, 4, 5, 6}, "No answers in scope."),
+                "<h3>Frequent wrong answers and mistakes</h3>",
+                make(["Question", "Wrong answers", "Mistakes"],
+                     [[[f"<code>{_e(i.key)}</code>", _e(_shares(i.wrong_answers, quoted=True)),
+                        _e(_shares(i.mistakes, quoted=False))] for i in analysis.items]], set(), ""),
                 "<h3>Flags</h3>",
                 '<p class="note">Each chart: the flagged measure in the lower, middle and upper third of the '
                 "learners who tried the question (ordered by their score on the other questions).</p>",

@@ -184,9 +184,9 @@ def test_every_format_renders_the_same_report(simulated_class: SimulatedClass) -
     page.feed(outputs["html"][1])
     page.close()
     flags = sum(len(item["flags"]) for item in data["items"]["items"])
-    # mastery, misconceptions, hardest, behind; items, flags (when any), by paper, learners' ability
+    # mastery, misconceptions, hardest, behind; items, wrong answers, flags (when any), by paper, learners' ability
     assert data["items"]["rasch"] is not None and len(data["items"]["papers"]) == 2
-    assert page.open == [] and page.tags["table"] == 7 + bool(flags)
+    assert page.open == [] and page.tags["table"] == 8 + bool(flags)
     # a bar per topic and per question, and a chart per flag
     assert page.tags["svg"] == len(data["topics"]) + len(data["hardest"]) + flags
     assert "| question | title | first try | learners |" in outputs["md"][1]
