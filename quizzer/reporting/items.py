@@ -116,7 +116,8 @@ def analyse_items(attempts: Sequence[ClassAttempt], templates: Mapping[str, Temp
     for attempt in mine:
         by_key[attempt.key].append(attempt)
     rasch, rule = _rasch(first)
-    items = [_item(key, templates[key], by_key[key], first, rasch)
+    totals = {learner: sum(a.score for a in answers.values()) for learner, answers in first.items()}
+    items = [_item(key, templates[key], by_key[key], first, totals, rasch)
              for key in sorted(by_key, key=lambda k: (templates[k].paper or "~", k))]
     return ItemAnalysis(items, _papers(items, mine, templates), rasch, rule)
 
@@ -140,9 +141,10 @@ def _rasch(first: Mapping[str, Mapping[str, ClassAttempt]]) -> tuple[RaschFit | 
     return fit, rule
 
 
-def _rest_scores(key: str, first: Mapping[str, Mapping[str, ClassAttempt]]) -> dict[str, tuple[float, float]]:
+def _rest_scores(key: str, first: Mapping[str, Mapping[str, ClassAttempt]],
+                 totals: Mapping[str, float]) -> dict[str, tuple[float, float]]:
     """learner → (first-try score on ``key``, mean first-try score on the other questions)."""
-    return {learner: (answers[key].score, statistics.fmean(a.score for k, a in answers.items() if k != key))
+    return {learner: (answers[key].score, (totals[learner] - answers[key].score) / (len(answers) - 1))
             for learner, answers in first.items() if key in answers and len(answers) > 1}
 
 
@@ -167,10 +169,11 @@ def _shares(counter: Counter[str], total: int) -> tuple[Share, ...]:
 
 
 def _item(key: str, template: Template, history: Sequence[ClassAttempt],
-          first: Mapping[str, Mapping[str, ClassAttempt]], rasch: RaschFit | None) -> ItemStats:
+          first: Mapping[str, Mapping[str, ClassAttempt]], totals: Mapping[str, float],
+          rasch: RaschFit | None) -> ItemStats:
     firsts = [answers[key] for answers in first.values() if key in answers]
     facility = statistics.fmean(a.score for a in firsts)
-    rest = _rest_scores(key, first)
+    rest = _rest_scores(key, first, totals)
     discrimination = _correlation(list(rest.values()))
     thirds = [[first[learner][key] for learner in group] for group in _thirds(rest)]
     lower, middle, upper = (statistics.fmean(a.score for a in group) if group else None for group in thirds)

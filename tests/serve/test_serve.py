@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import select
 import shutil
 import signal
 import socket
@@ -95,7 +96,8 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert process.stderr is not None
-        line = process.stderr.readline()
+        ready, _, _ = select.select([process.stderr], [], [], WAIT)  # a server that never starts fails, not hangs
+        line = process.stderr.readline() if ready else "(nothing printed)"
         started = STARTED.search(line)
         assert started, line + process.stderr.read()
         yield process, started.group(1)
@@ -193,3 +195,13 @@ def test_a_taken_port_is_one_line(isolated_bank: Path) -> None:
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (f"quizzer: port {port} on 127.0.0.1 is already in use: stop what uses it or "
                              "choose another with --port\n")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--token", " "), "--token: must not be empty"),
+    (("--host", "192.0.2.1"), "--host: 192.0.2.1 is not an address of this machine"),  # TEST-NET-1: nobody's
+])
+def test_bad_options_are_one_line_and_start_nothing(isolated_bank: Path, args: tuple[str, ...], message: str) -> None:
+    from tests.cli_runner import run
+
+    assert run("serve", *args) == (2, "", f"quizzer: {message}\n")
