@@ -150,7 +150,8 @@ def make_server(*, host: str, port: int, token: str | None, default_profile: str
             logging.basicConfig(level=logging.WARNING, format="quizzer serve: %(message)s")
 
         def url(self) -> str:
-            shown = f"[{host}]" if ":" in host else host
+            # 0.0.0.0 / :: listen everywhere but cannot be opened: show this machine's name instead.
+            shown = socket.gethostname() if host in ("0.0.0.0", "::") else f"[{host}]" if ":" in host else host
             return f"http://{shown}:{port}/" + (f"?{urlencode({'token': token})}" if token else "")
 
         async def _make_app(self) -> web.Application:
@@ -220,6 +221,8 @@ def make_server(*, host: str, port: int, token: str | None, default_profile: str
             typer.echo(f"quizzer serve: open {self.url()} in a browser{who}. Ctrl+C stops the server.", err=True)
 
         async def on_shutdown(self, app: web.Application) -> None:
+            if self.sessions:
+                typer.echo(f"quizzer serve: stopping {len(self.sessions)} app session(s)…", err=True)
             await asyncio.gather(*(session.stop() for session in list(self.sessions)))
 
     return QuizzerServer()
