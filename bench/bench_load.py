@@ -2,9 +2,14 @@
 
 Each learner is its own process (threads would queue on the GIL for instance generation and
 grading, which are pure Python and NumPy), and loops for ``--seconds``: pick a template, make
-an instance with a fresh seed, type an answer (the right one three times in four, otherwise a
-named misconception where the question has one), grade it, and record the attempt, committed
-at once as the app does.  Reported per database: attempts/s, the p50/p99 wall time of one loop
+an instance with a fresh seed, type an answer, grade it, and record the attempt, committed at
+once as the app does.  The class is ``simulated_class``'s: each learner has a known ability and
+each question a known difficulty, and the answer is right with the Rasch probability, otherwise
+the question's first named misconception (questions without one, or answered by selection,
+expression or self-rating, are left out of the pool).  After the run the teacher's item analysis
+is computed from the bank, and its Rasch difficulties are compared with the true ones
+(Spearman's rank correlation): the load test doubles as a check that the report recovers them.
+Reported per database: attempts/s, the p50/p99 wall time of one loop
 and of its recording step alone, and the check that every attempt a learner was told it
 recorded is in the bank afterwards (the count and the very ids).
 
@@ -35,8 +40,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(Path(__file__).resolve().parent)]
 
 from bench_quizzer import typed_answer  # noqa: E402
+from simulated_class import p_right, simulatable, spearman, true_abilities, true_difficulties  # noqa: E402
 
-RIGHT_ANSWERS = 0.75
+SEED = 2026
 
 
 @dataclass
@@ -50,17 +56,17 @@ class LearnerResult:
     error: str | None = None
 
 
-def answer_for(instance: Any, rng: random.Random) -> str:
-    """A typed answer: right three times in four, else the question's first named misconception."""
+def answer_for(instance: Any, rng: random.Random, chance: float) -> str:
+    """A typed answer: right with probability ``chance``, else the question's first named misconception."""
     from quizzer.grading.describe import describe
 
     named = next((w for w in instance.spec.wrong_answers if w.id), None)
-    if rng.random() < RIGHT_ANSWERS or named is None or instance.kind in ("multi", "expression", "text"):
+    if rng.random() < chance or named is None:
         return typed_answer(instance)
     return chr(97 + named.value) if instance.kind == "choice" else describe(instance.kind, named.value)
 
 
-def practise(number: int, url: str, seconds: float, start: Any, results: Any) -> None:
+def practise(number: int, ability: float, url: str, seconds: float, start: Any, results: Any) -> None:
     """One learner's process: open the bank, wait for the class, then loop until time is up."""
     from quizzer.bank.db import new_session, open_bank
     from quizzer.bank.learners import ensure_learner
@@ -72,13 +78,14 @@ def practise(number: int, url: str, seconds: float, start: Any, results: Any) ->
     try:
         engine = open_bank(url)
         with new_session(engine) as session:
-            templates, rng = all_templates(session=session), random.Random(number)
+            templates, rng = simulatable(all_templates(session=session)), random.Random(number)
+            difficulties = true_difficulties([t.key for t in templates], SEED)
             learner = ensure_learner(session=session, name=f"learner-{number:02}")  # each its own profile
             start.wait()
             deadline = time.perf_counter() + seconds
             while (began := time.perf_counter()) < deadline:
                 instance = make_instance(rng.choice(templates), rng.randrange(1, 2**31))
-                response = answer_for(instance, rng)
+                response = answer_for(instance, rng, p_right(ability, difficulties[instance.key]))
                 verdict = grade(instance.spec, response)
                 if verdict.verdict == "invalid":
                     result.unreadable += 1
@@ -101,7 +108,9 @@ def run_class(url: str, learners: int, seconds: float) -> tuple[list[LearnerResu
     """Start every learner, release them together, and gather what each did."""
     context = multiprocessing.get_context("fork")  # the parent's imports are shared, not repeated 50 times
     start, results = context.Barrier(learners + 1), context.Queue()
-    processes = [context.Process(target=practise, args=(n, url, seconds, start, results)) for n in range(learners)]
+    abilities = true_abilities(learners, SEED)
+    processes = [context.Process(target=practise, args=(n, abilities[n], url, seconds, start, results))
+                 for n in range(learners)]
     for process in processes:
         process.start()
     with contextlib.suppress(threading.BrokenBarrierError):  # a learner failed to start: see its result
@@ -135,6 +144,27 @@ def missing_attempts(url: str, ids: list[int]) -> str:
     return "; ".join(problems)
 
 
+def recovery(url: str, learners: int) -> str:
+    """How well the report's Rasch fit recovers the class's true difficulties and abilities."""
+    from quizzer.bank.db import new_session, open_bank
+    from quizzer.reporting.items import analyse_items
+    from quizzer.reporting.queries import load_class
+
+    engine = open_bank(url)
+    with new_session(engine) as session:
+        data = load_class(session=session)
+    engine.dispose()
+    fit = analyse_items(data.attempts, data.templates).rasch
+    if fit is None:
+        return "no Rasch fit: too few learners"
+    truth = true_difficulties([t.key for t in simulatable(list(data.templates.values()))], SEED)  # as the learners'
+    difficulty = spearman([truth[k] for k in fit.difficulties], [e.value for e in fit.difficulties.values()])
+    abilities = dict(zip((f"learner-{n:02}" for n in range(learners)), true_abilities(learners, SEED), strict=True))
+    ability = spearman([abilities[n] for n in fit.abilities], [e.value for e in fit.abilities.values()])
+    return (f"Rasch recovery (Spearman with the truth): difficulty {difficulty:.3f} over {len(fit.difficulties)} "
+            f"questions, ability {ability:.3f} over {len(fit.abilities)} learners")
+
+
 def percentile(samples: list[float], q: float) -> float:
     return statistics.quantiles(samples, n=100, method="inclusive")[q - 1] if len(samples) > 1 else samples[0]
 
@@ -158,6 +188,7 @@ def measure(label: str, url: str, learners: int, seconds: float) -> None:
         print(f"  {line}")
     if unreadable := sum(r.unreadable for r in results):
         print(f"  ({unreadable} answers graded unreadable, not recorded)")
+    print(f"  {recovery(url, learners)}")
 
 
 def postgres_bank(admin_url: str | None) -> tuple[Any, str] | None:

@@ -5,6 +5,7 @@ The commands live in one module per concern; this module registers them on the o
 - ``questions`` — validate, verify, add, list, topics, coverage, show, generate;
 - ``practice`` — practise (and the bare ``quizzer``), grade (one answer or ``--batch``);
 - ``teacher`` — export, report;
+- ``serve`` — the practice app in a browser;
 - ``profiles`` — the ``profiles`` group (list, rename) and the ``progress`` group (export, import);
 - ``shared`` — what they all use: ``reports_errors``, ``bank_session``, the filter check, file reading.
 
@@ -25,7 +26,7 @@ from typing import Annotated
 import typer
 
 from quizzer import __version__
-from quizzer.cli import practice, profiles, questions, teacher
+from quizzer.cli import practice, profiles, questions, serve, teacher
 from quizzer.cli.shared import reports_errors
 from quizzer.common.errors import UserError
 
@@ -78,6 +79,7 @@ app.command()(questions.generate)
 app.command()(teacher.export)
 app.command()(practice.grade)
 app.command()(teacher.report)
+app.command()(serve.serve)
 
 profiles_app = typer.Typer(help="Learner profiles: whose attempts and reviews these are.", rich_markup_mode=None)
 progress_app = typer.Typer(help="Move a learner's progress between banks as a JSON file.", rich_markup_mode=None)

@@ -1,4 +1,6 @@
-"""The teacher's report as text, Markdown, HTML (one self-contained file, inline SVG charts) or JSON."""
+"""The teacher's report as text, Markdown, HTML (one self-contained file, inline SVG charts) or JSON.
+
+The item analysis section is written by ``render_items``; this module places it last."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import textwrap
 from collections.abc import Callable
 from datetime import datetime
 
+from quizzer.reporting.render_items import HEADING, html_section, markdown_section, text_section
 from quizzer.reporting.report import (
     BINS,
     MIN_LEARNERS,
@@ -68,7 +71,8 @@ def render_text(report: ClassReport) -> str:
     for heading, body in (("Mastery by topic (BKT; quartiles over the learners who started it)", _text_mastery),
                           ("Most frequent misconceptions", _text_misconceptions),
                           (f"Hardest questions (first-try accuracy, at least {MIN_LEARNERS} learners)", _text_hardest),
-                          ("Learners behind", _text_behind)):
+                          ("Learners behind", _text_behind),
+                          (HEADING, lambda r: text_section(r.items, WIDTH))):
         lines += ["", heading, *body(report)]
     return "\n".join(lines) + "\n"
 
@@ -146,7 +150,8 @@ def render_markdown(report: ClassReport) -> str:
              "", "## Learners behind", "", _sentence(_behind_rule()), "",
              *_md_table(["learner", "mean mastery", f"answers, last {RECENT_DAYS} days", "why"], {1, 2},
                         [[b.name, _pct(b.mean_mastery), str(b.recent_attempts), "; ".join(b.reasons)]
-                         for b in report.behind], "Nobody.")]
+                         for b in report.behind], "Nobody."),
+             "", *markdown_section(report.items)]
     return "\n".join(lines) + "\n"
 
 
@@ -156,6 +161,7 @@ NOT_STARTED_COLOUR = "#d5d9e3"
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; color: #1d2330; margin: 2rem auto; max-width: 62rem; padding: 0 1rem; }
 h1 { font-size: 1.45rem; margin-bottom: .2rem; }
+h3 { font-size: 1rem; margin-top: 1.4rem; }
 h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #dde; }
 table { border-collapse: collapse; width: 100%; }
 td, th { padding: .3rem .5rem; text-align: left; vertical-align: middle; }
@@ -236,6 +242,7 @@ def render_html(report: ClassReport) -> str:
         _table(["Learner", "Mean mastery", f"Answers, last {RECENT_DAYS} days", "Why"],
                [[[_e(b.name), _pct(b.mean_mastery), str(b.recent_attempts), _e("; ".join(b.reasons))]
                  for b in report.behind]], {1, 2}, "Nobody."),
+        *html_section(report.items, _table),
     ]
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{_e(_title(report))}</title><style>{STYLE}</style></head><body>\n"

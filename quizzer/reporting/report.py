@@ -13,6 +13,9 @@ count as mastered (≥ ``MASTERY_THRESHOLD``), and how many have not started it.
 attempt was correct (a first try is not yet helped by the worked solution), over at least
 ``MIN_LEARNERS`` learners, lowest first.
 
+**Item analysis.**  Per question and per routed paper: facility, discrimination, frequent wrong
+answers and mistakes, flags and (with enough learners) Rasch estimates; see ``items``.
+
 **Behind.**  A learner is behind when their mean mastery over the topics in scope (a topic not
 started counts at the BKT prior) is below the class's lower quartile of that mean, or when they
 answered fewer than ``RECENT_MINIMUM`` questions in the last ``RECENT_DAYS`` days.
@@ -28,6 +31,7 @@ from datetime import datetime, timedelta
 
 from quizzer.common.errors import UserError
 from quizzer.learning.mastery import MASTERY_THRESHOLD, BKTParams, GradedAttempt, as_utc, replay
+from quizzer.reporting.items import ItemAnalysis, analyse_items
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.schema import Template
 
@@ -51,6 +55,7 @@ class ClassAttempt:
     misconception: str | None
     seconds: float | None
     at: datetime
+    response: str = ""  # as typed; only the item analysis reads it
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,7 @@ class ClassReport:
     hardest: list[HardQuestion]
     behind: list[LearnerBehind]
     lower_quartile: float | None  # of the learners' mean mastery: the "behind" line
+    items: ItemAnalysis
 
 
 def describe_scope(*, paper: str | None, topic: str | None) -> str:
@@ -155,7 +161,8 @@ def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], temp
         misconceptions=_misconceptions(mine, scoped, topic_ids, catalog),
         hardest=_hardest(mine, scoped),
         behind=_behind(mine, means, lower, as_utc(now)),
-        lower_quartile=lower)
+        lower_quartile=lower,
+        items=analyse_items([a for history in mine.values() for a in history], scoped))
 
 
 def _mastery(history: list[ClassAttempt], scoped: Mapping[str, Template], params: BKTParams) -> dict[str, float]:

@@ -148,5 +148,8 @@ def test_the_html_report_is_self_contained_with_charts(report: ClassReport) -> N
     parser = _Strict()
     parser.feed(RENDERERS["html"](report))
     assert parser.fetches == []  # no network, no external files
-    assert parser.tags["svg"] >= len([t for t in report.topics if t.learners]) + len(report.hardest)
-    assert parser.tags["table"] == 4
+    flags = sum(len(item.flags) for item in report.items.items)
+    assert parser.tags["svg"] >= len([t for t in report.topics if t.learners]) + len(report.hardest) + flags
+    # mastery, misconceptions, hardest, behind; items, wrong answers, flags, papers, abilities
+    assert report.items.rasch is not None and report.items.papers and flags
+    assert parser.tags["table"] == 9

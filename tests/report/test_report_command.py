@@ -183,8 +183,12 @@ def test_every_format_renders_the_same_report(simulated_class: SimulatedClass) -
     page = Page()
     page.feed(outputs["html"][1])
     page.close()
-    assert page.open == [] and page.tags["table"] == 4
-    assert page.tags["svg"] == len(data["topics"]) + len(data["hardest"])  # a bar per topic and per question
+    flags = sum(len(item["flags"]) for item in data["items"]["items"])
+    # mastery, misconceptions, hardest, behind; items, wrong answers, flags (when any), by paper, learners' ability
+    assert data["items"]["rasch"] is not None and len(data["items"]["papers"]) == 2
+    assert page.open == [] and page.tags["table"] == 8 + bool(flags)
+    # a bar per topic and per question, and a chart per flag
+    assert page.tags["svg"] == len(data["topics"]) + len(data["hardest"]) + flags
     assert "| question | title | first try | learners |" in outputs["md"][1]
     assert max(len(line) for line in outputs["text"][1].splitlines()) <= 80
 

@@ -1,0 +1,146 @@
+"""Item analysis checked against a class whose truth is known (``bench/simulated_class.py``):
+learners with abilities, questions with difficulties, answers drawn from the Rasch model, one
+question with a deliberately wrong key.  The numbers are also checked against independent
+computations (NumPy's correlation, the ML score equations), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench.simulated_class import SimulatedClass, record_class, simulate_class, spearman
+from quizzer.reporting.items import MIN_IRT_LEARNERS, analyse_items
+from quizzer.reporting.rasch import fit_rasch
+from quizzer.reporting.report import ClassAttempt
+from quizzer.templates.loader import load_path
+from quizzer.templates.schema import Template
+from tests.cli_runner import run
+from tests.databases import bank_session
+
+REPO = Path(__file__).resolve().parents[2]
+NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+LEARNERS = 60
+
+
+@pytest.fixture(scope="module")
+def templates() -> dict[str, Template]:
+    loaded = (load_path(path) for path in sorted((REPO / "questions").rglob("*.yaml")))
+    return {t.key: t for t in loaded}
+
+
+@pytest.fixture(scope="module")
+def simulated(templates: dict[str, Template]) -> SimulatedClass:
+    return simulate_class(list(templates.values()), now=NOW, learners=LEARNERS, items=20, broken=True)
+
+
+def as_attempts(simulated: SimulatedClass) -> list[ClassAttempt]:
+    return [ClassAttempt(a.learner, a.key, a.seed, a.verdict, a.score, a.misconception, a.seconds, a.at, a.response)
+            for a in simulated.answers]
+
+
+def recovery(simulated: SimulatedClass, difficulties: dict[str, float]) -> float:
+    """Spearman between true and estimated difficulty over the questions whose key is right."""
+    keys = [key for key in difficulties if key != simulated.broken]
+    return spearman([simulated.difficulties[k] for k in keys], [difficulties[k] for k in keys])
+
+
+def test_the_rasch_fit_recovers_the_order_of_difficulty_and_ability(simulated: SimulatedClass,
+                                                                    templates: dict[str, Template]) -> None:
+    analysis = analyse_items(as_attempts(simulated), {k: templates[k] for k in simulated.difficulties})
+    assert analysis.rasch is not None
+    estimated = {key: e.value for key, e in analysis.rasch.difficulties.items()}
+    assert len(estimated) >= 19 and recovery(simulated, estimated) >= 0.9
+    abilities = analysis.rasch.abilities
+    assert spearman([simulated.abilities[n] for n in abilities], [abilities[n].value for n in abilities]) >= 0.7
+    # 20 questions a learner, 60 learners a question: standard errors of a few tenths of a logit.
+    assert all(0.2 < e.se < 0.6 for e in analysis.rasch.difficulties.values())
+    assert all(0.4 < e.se < 1.2 for e in abilities.values())
+
+
+def test_a_wrong_key_is_flagged_as_negatively_discriminating(simulated: SimulatedClass,
+                                                             templates: dict[str, Template]) -> None:
+    analysis = analyse_items(as_attempts(simulated), {k: templates[k] for k in simulated.difficulties})
+    items = {item.key: item for item in analysis.items}
+    broken = items[simulated.broken]  # type: ignore[index]
+    assert broken.discrimination is not None and broken.discrimination < 0
+    assert "not-discriminating" in {f.kind for f in broken.flags}
+    swapped = [f for f in broken.flags if f.kind == "upper-mistake"]
+    assert swapped and swapped[0].groups[2] > swapped[0].groups[0]
+    honest = [item for key, item in items.items() if key != simulated.broken]
+    assert all(item.discrimination is not None and item.discrimination > 0 for item in honest)
+    assert not any(f.kind == "upper-mistake" for item in honest for f in item.flags)
+
+
+def test_facility_and_discrimination_match_an_independent_computation(simulated: SimulatedClass,
+                                                                      templates: dict[str, Template]) -> None:
+    analysis = analyse_items(as_attempts(simulated), {k: templates[k] for k in simulated.difficulties})
+    first: dict[tuple[str, str], float] = {}
+    for a in sorted(simulated.answers, key=lambda a: a.at):
+        first.setdefault((a.learner, a.key), a.score)
+    learners = sorted(simulated.abilities)
+    keys = sorted(simulated.difficulties)
+    x = np.array([[first.get((n, k), np.nan) for k in keys] for n in learners])  # [N, I]
+    for i, key in enumerate(keys):
+        item = next(item for item in analysis.items if item.key == key)
+        rest = (np.nansum(x, axis=1) - x[:, i]) / (np.sum(~np.isnan(x), axis=1) - 1)
+        assert item.facility == pytest.approx(np.nanmean(x[:, i]))
+        assert item.discrimination == pytest.approx(np.corrcoef(x[:, i], rest)[0, 1])
+        answers = [a for a in simulated.answers if a.key == key]
+        assert item.attempts == len(answers) and item.learners == LEARNERS
+        assert item.median_seconds == pytest.approx(statistics.median(a.seconds for a in answers))
+        wrong = [a.response for a in answers if a.verdict != "correct"]
+        top = item.wrong_answers[0]
+        assert top.count == max(wrong.count(r) for r in set(wrong)) and top.share == top.count / len(wrong)
+
+
+def test_the_fit_solves_the_likelihood_equations() -> None:
+    """At the joint ML estimate every learner's and every item's expected score equals the observed one."""
+    rng = np.random.default_rng(7)
+    theta, b = rng.normal(size=40), np.linspace(-1.5, 1.5, 12)
+    right = rng.random((40, 12)) < 1 / (1 + np.exp(b[None, :] - theta[:, None]))
+    right[0] = True  # a learner with everything right: set aside, not estimated
+    right[:, 0] = np.arange(40) < 1  # an item only learner 0 got right: extreme once learner 0 is out
+    fit = fit_rasch((f"n{n}", f"i{i}", int(right[n, i])) for n in range(40) for i in range(12))
+    assert fit.extreme_learners == ("n0",) and fit.extreme_items == ("i0",)
+    learners, items = sorted(fit.abilities), sorted(fit.difficulties)
+    th = np.array([fit.abilities[n].value for n in learners])
+    bb = np.array([fit.difficulties[i].value for i in items])
+    p = 1 / (1 + np.exp(bb[None, :] - th[:, None]))
+    observed = right[np.ix_([int(n[1:]) for n in learners], [int(i[1:]) for i in items])]
+    assert np.allclose(p.sum(axis=1), observed.sum(axis=1), atol=1e-3)
+    assert np.allclose(p.sum(axis=0), observed.sum(axis=0), atol=1e-3)
+    assert abs(bb.mean()) < 1e-9
+    assert fit.difficulties["i5"].se == pytest.approx(1 / np.sqrt((p * (1 - p))[:, items.index("i5")].sum()))
+
+
+def test_too_few_learners_get_no_rasch_fit_and_say_why(simulated: SimulatedClass,
+                                                       templates: dict[str, Template]) -> None:
+    few = sorted(simulated.abilities)[:MIN_IRT_LEARNERS - 1]
+    attempts = [a for a in as_attempts(simulated) if a.learner in few]
+    analysis = analyse_items(attempts, {k: templates[k] for k in simulated.difficulties})
+    assert analysis.rasch is None and all(item.difficulty is None for item in analysis.items)
+    assert f"{MIN_IRT_LEARNERS - 1} learners so far, so not fitted" in analysis.rasch_rule
+
+
+def test_the_report_command_shows_it_from_the_bank(bundled_bank_url: str, templates: dict[str, Template]) -> None:
+    """The class recorded in the bank (SQLite, PostgreSQL) and read back by ``quizzer report``."""
+    simulated = simulate_class(list(templates.values()), now=datetime.now(UTC) - timedelta(hours=1),
+                               learners=LEARNERS, items=20, broken=True)
+    with bank_session() as session:
+        record_class(simulated, session=session)
+    code, out, err = run("report", "--format", "json")
+    assert code == 0 and err == ""
+    items = {item["key"]: item for item in json.loads(out)["items"]["items"]}
+    assert set(items) == set(simulated.difficulties)
+    estimated = {key: item["difficulty"]["value"] for key, item in items.items()}
+    assert recovery(simulated, estimated) >= 0.9
+    assert items[simulated.broken]["discrimination"] < 0  # type: ignore[index]
+    code, text, _ = run("report")
+    assert code == 0 and f"⚑ not-discriminating: discrimination {items[simulated.broken]['discrimination']:+.2f}" \
+        in " ".join(text.split())  # type: ignore[index]
+    assert max(len(line) for line in text.splitlines()) <= 80
