@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
 Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
+# Marks a question is worth when its template gives no ``points:``: by how much work its answer takes.
+DEFAULT_POINTS: dict[str, float] = {"bool": 1, "choice": 1, "shape": 1, "integer": 2, "number": 2, "multi": 2,
+                                    "expression": 2, "vector": 2, "matrix": 3, "text": 4}
 
 # A routed exam record as the notes write it: paper, one space, question number.
 ROUTED_KEY = re.compile(r"^(?P<paper>\d{4}T\d_[A-Z0-9]+_[A-Z]+) (?P<question>Q\d+)$")
@@ -186,6 +189,7 @@ class Template(_Strict):
     solution: Text
     figure: FigureSpec | None = None
     tags: list[str] = Field(default_factory=list, max_length=20)
+    points: float | None = Field(default=None, gt=0, le=100, description="marks (default: by kind, DEFAULT_POINTS)")
 
     @field_validator("key")
     @classmethod
@@ -235,6 +239,11 @@ class Template(_Strict):
             if unknown:
                 raise ValueError(f"canonical values for unknown params: {', '.join(unknown)}")
         return self
+
+    @property
+    def marks(self) -> float:
+        """What the question is worth: its ``points:``, else the default for its kind."""
+        return self.points if self.points is not None else DEFAULT_POINTS[self.kind]
 
     @property
     def paper(self) -> str | None:
