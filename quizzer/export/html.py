@@ -61,6 +61,7 @@ section.answers { margin-top: 3rem; }
   h2 { break-after: avoid; }
   .answer, .notes { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   math[display="block"] { overflow: visible; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }  /* paper has no scroll bar */
 }
 """
 
@@ -103,7 +104,7 @@ def _question(question: Question) -> str:
     parts = [_heading(question), to_html(instance.prompt, math=MATH), _figure(question, "prompt"),
              f'<ul class="choices">{choices}</ul>' if choices else "",
              f'<div class="work" style="height: {WORK_SPACE.get(instance.kind, DEFAULT_WORK_SPACE)}"></div>']
-    return _article(question, parts)
+    return _article(question, parts, "q")
 
 
 def _answer(question: Question) -> str:
@@ -111,7 +112,7 @@ def _answer(question: Question) -> str:
     parts = [_heading(question),
              f'<div class="answer"><strong>Answer:</strong> {_answer_html(question.sheet_answer)}{accepted}</div>',
              to_html(question.instance.solution, math=MATH), _figure(question, "solution"), _wrong_answers(question)]
-    return _article(question, parts)
+    return _article(question, parts, "a")
 
 
 def _answer_html(answer: str) -> str:
@@ -142,8 +143,9 @@ def _figure(question: Question, where: str) -> str:
     return f"<figure>{figure_svg(question.instance)}</figure>"
 
 
-def _article(question: Question, parts: list[str]) -> str:
-    return f'<article id="q{question.number}">\n' + "\n".join(part for part in parts if part) + "\n</article>"
+def _article(question: Question, parts: list[str], prefix: str) -> str:
+    """One question's article; ids ``q1``… on the paper, ``a1``… on the answer sheet (one page holds both)."""
+    return f'<article id="{prefix}{question.number}">\n' + "\n".join(part for part in parts if part) + "\n</article>"
 
 
 _SECTIONS = {"paper": _paper, "answers": _answers}
