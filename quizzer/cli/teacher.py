@@ -7,7 +7,6 @@ report are imported inside each command.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -62,8 +61,10 @@ def export(
     for path in written.paths:
         typer.echo(str(path))
     if written.paths and sys.stdout.isatty():
+        from quizzer.export.document import regenerate_command
+
         typer.echo(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
-                   f"{shlex.join(['quizzer', 'export', *selection.options(), '--format', fmt])}")
+                   f"{regenerate_command(selection, fmt, output.name if output else None)}")
 
 
 class ReportFormat(StrEnum):

@@ -4,7 +4,8 @@ Every format renders the same :class:`~quizzer.export.document.Paper`.  Which do
 format writes:
 
 * ``md``: two files, the paper at ``-o PATH`` and the answer sheet beside it
-  (``paper.md`` → ``paper-answers.md``); without ``-o``, both on stdout.
+  (``paper.md`` → ``paper-answers.md``), plus each figure as ``paper-figure-N.svg``; without
+  ``-o``, both on stdout.
 * ``html`` and ``pdf``: one file, the paper, then the answer sheet starting on a new page.
 * ``json``, ``moodle``, ``apkg``: one file holding questions and answers together.
 
@@ -73,14 +74,19 @@ def export(instances: list[Instance], selection: Selection, *, fmt: str, output:
     plan = _plan(spec, output, sections)
     targets = [path for path, _ in plan if path is not None]
     check_targets(targets, force=force)
-    renderer = importlib.import_module(f"quizzer.export.{spec.module}").render
+    module = importlib.import_module(f"quizzer.export.{spec.module}")
+    renderer = module.render
     with _progress(len(instances) * sum(len(parts) for _, parts in plan)) as step:
-        paper = build_paper(instances, selection, fmt, step)
+        paper = build_paper(instances, selection, fmt, step, output=output.name if output else None)
         rendered = [(path, renderer(paper, parts)) for path, parts in plan]
     if output is None:
         return Written(paths=(), stdout=b"".join(content for _, content in rendered))
-    write_files([(path, content) for path, content in rendered if path is not None])
-    return Written(paths=tuple(targets))
+    attached = [(output.with_name(name), content) for name, content in getattr(module, "attachments",
+                                                                               lambda _: [])(paper)]
+    check_targets([path for path, _ in attached], force=force)  # figures beside a Markdown paper
+    files = [(path, content) for path, content in rendered if path is not None] + attached
+    write_files(files)
+    return Written(paths=tuple(path for path, _ in files))
 
 
 def answers_path(path: Path) -> Path:

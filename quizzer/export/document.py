@@ -87,8 +87,13 @@ class Question:
 
     @property
     def sheet_answer(self) -> str:
-        """The answer as the sheets show it: a typed expression as code, so ``3*n*a`` keeps its stars."""
-        return code_span(self.answer.strip()) if self.instance.kind == "expression" else self.answer
+        """The answer as the sheets show it: a typed expression as typed and as maths (``3*n*a`` keeps its stars)."""
+        return typed_expression(self.answer) if self.instance.kind == "expression" else self.answer
+
+    @property
+    def answer_is_block(self) -> bool:
+        """A model answer of several lines (a list, paragraphs) starts on its own line after its label."""
+        return "\n" in self.sheet_answer.strip()
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -105,6 +110,7 @@ class Paper:
     questions: tuple[Question, ...]
     fmt: str
     step: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
+    output: str | None = None  # the file name written (-o), so the printed command writes it again
 
     @property
     def title(self) -> str:
@@ -112,8 +118,8 @@ class Paper:
 
     @property
     def command(self) -> str:
-        """The shell command that prints this same paper again."""
-        return shlex.join(["quizzer", "export", *self.selection.options(), "--format", self.fmt])
+        """The shell command that writes this same paper again."""
+        return regenerate_command(self.selection, self.fmt, self.output)
 
     @property
     def stamp(self) -> str:
@@ -127,10 +133,15 @@ class Paper:
             self.step()
 
 
+def regenerate_command(selection: Selection, fmt: str, output: str | None) -> str:
+    """``quizzer export … --format FMT [-o NAME]``: runs as printed, in the folder of the file."""
+    return shlex.join(["quizzer", "export", *selection.options(), "--format", fmt, *(["-o", output] if output else [])])
+
+
 def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
-                step: Callable[[], None] = lambda: None) -> Paper:
+                step: Callable[[], None] = lambda: None, output: str | None = None) -> Paper:
     questions = tuple(_question(number, instance) for number, instance in enumerate(instances, 1))
-    return Paper(selection=selection, questions=questions, fmt=fmt, step=step)
+    return Paper(selection=selection, questions=questions, fmt=fmt, step=step, output=output)
 
 
 def _question(number: int, instance: Instance) -> Question:
@@ -139,8 +150,9 @@ def _question(number: int, instance: Instance) -> Question:
     kind = "choice" if instance.kind == "multi" else instance.kind  # a select-all distractor is one option
     notes = tuple(
         # A label ends where its colon begins: "(c) The FFN has …", not "(c) The FFN has ….:".
-        Note(describe(kind, wrong.value, options=instance.choices,
-                      digits=spec.tolerance.display_digits()).rstrip("."), wrong.feedback)
+        Note(typed_expression(str(wrong.value)) if kind == "expression" else
+             describe(kind, wrong.value, options=instance.choices, digits=spec.tolerance.display_digits()).rstrip("."),
+             wrong.feedback)
         for wrong in spec.wrong_answers if wrong.feedback
     )
     wrong_answers = (_wrong_answer(instance, mistake) for mistake in instance.mistakes)
@@ -152,6 +164,8 @@ def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:
     if instance.kind in ("choice", "multi"):  # the option(s) as the paper prints them, not a bare letter
         options = tuple(choice.rstrip(".") for choice in instance.choices)  # a dash follows: "(b) … — …"
         answer = describe(instance.kind, mistake.answer, options=options)
+    elif instance.kind == "expression":
+        answer = typed_expression(mistake.answer_text)
     else:
         answer = code_span(mistake.answer_text)
     info = load_catalog().misconceptions.get(mistake.id) if mistake.id else None
@@ -160,6 +174,13 @@ def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:
         feedback = info.correction  # the catalogue's own feedback restates the title: keep what follows it
     title = plain_markdown(info.title) if info else ""
     return CommonWrongAnswer(answer=answer, mistake=title, feedback=feedback.strip())
+
+
+def typed_expression(text: str) -> str:
+    """An expression as a student types it (a code span) and as maths: `` `3*n*a + 2*a` ($3na + 2a$)``."""
+    from quizzer.export.exprmath import expression_latex
+
+    return f"{code_span(text.strip())} (${expression_latex(text)}$)"
 
 
 def code_span(text: str) -> str:

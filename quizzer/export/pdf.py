@@ -32,10 +32,10 @@ PREAMBLE = """
 #set list(indent: 0.6em)
 #set enum(indent: 0.6em)
 // A display formula or figure wider than the text is scaled down to fit instead of running off the page.
-#let fit-width(body) = layout(size => {
+#let fit-width(body) = align(center, layout(size => {
   let width = measure(body).width
   if width > size.width { scale(size.width / width * 100%, reflow: true, body) } else { body }
-})
+}))
 #let meta(body) = text(size: 8pt, fill: luma(100), body)
 #let work(height) = block(width: 100%, height: height, stroke: (paint: luma(200), dash: "dashed"), radius: 3pt)
 #let answer-box(body) = block(width: 100%, fill: rgb("#f2f6fc"), stroke: (left: 2.5pt + rgb("#1a56a8")),
@@ -101,11 +101,12 @@ def _question(question: Question, root: Path) -> str:
 def _answer(question: Question, root: Path) -> str:
     accepted = f" #text(fill: luma(100))[(accepted {escape_typst(question.accepted)})]" if question.accepted else ""
     shown = question.sheet_answer
-    answer = to_typst(shown) if "\n" in shown.strip() else to_typst_inline(shown)
+    answer = f"\n\n{to_typst(shown)}" if question.answer_is_block else to_typst_inline(shown)
     wrong = "".join(f"- {_wrong_answer(wrong)}\n" for wrong in question.wrong_answers)
     notes_box = f"#notes-box[*Common wrong answers*\n\n{wrong}]\n" if wrong else ""
-    return (f"#block(breakable: true, below: 1.4em)[\n{_heading(question)}"
-            f"#answer-box[*Answer:* {answer}{accepted}]\n\n{to_typst(question.instance.solution)}\n\n"
+    # The heading stays with its answer: never alone at the foot of a page.
+    return (f"#block(breakable: true, below: 1.4em)[\n#block(breakable: false)[{_heading(question)}"
+            f"#answer-box[*Answer:* {answer}{accepted}]]\n\n{to_typst(question.instance.solution)}\n\n"
             f"{_figure(question, 'solution', root)}{notes_box}]")
 
 

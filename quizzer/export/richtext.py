@@ -179,11 +179,13 @@ def escape_typst(text: str) -> str:
     return "".join("\\" + char if char in _TYPST_MARKUP else char for char in text)
 
 
+# "1. " opening a line or a block is a numbered-list item in typst: "**1. Project.**" must stay text.
+_NUMBERED = re.compile(r"^(\d+)\.(?=\s|$)")
 _TYPST_MARKUP = frozenset("\\#$*_`[]<>@=~/+-")  # quotes stay: typst makes them typographic
 
 _TYPST_NODES: dict[str, Callable[[SyntaxTreeNode], str]] = {
     "paragraph": lambda node: _children(node) + "\n\n",
-    "text": lambda node: escape_typst(node.content),
+    "text": lambda node: _NUMBERED.sub(r"\1\\.", escape_typst(node.content)),
     "softbreak": lambda node: " ",
     "hardbreak": lambda node: " \\\n",
     "strong": lambda node: f"#strong[{_children(node)}]",

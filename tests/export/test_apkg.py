@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,7 @@ def test_a_fresh_export_of_the_same_questions_updates_their_notes(tmp_path: Path
             import_into(collection, deck)
         notes = [collection.get_note(note_id) for note_id in collection.find_notes("")]
         assert len(notes) == 3 and {note["Seed"] for note in notes} == {"4"}
-        assert len([path for path in Path(collection.media.dir()).iterdir() if path.suffix == ".svg"]) == 1
+        figures = [name for note in notes for name in re.findall(r'<img src="([^"]+)"', note["Solution"])]
+        assert len(figures) == 1 and (Path(collection.media.dir()) / figures[0]).exists()
     finally:
         collection.close()
