@@ -126,6 +126,16 @@ class Paper:
         """The line printed on the paper and the answer sheet: seed and how to regenerate."""
         return f"Seed {self.selection.seed} · regenerate with: {self.command}"
 
+    @property
+    def total_points(self) -> float:
+        return sum(question.instance.points for question in self.questions)
+
+    @property
+    def totals(self) -> str:
+        """``20 questions, 37 marks``: printed under the title."""
+        count = len(self.questions)
+        return f"{count} question{'s' * (count != 1)}, {marks(self.total_points)}"
+
     def each(self) -> Iterator[Question]:
         """The questions in order, reporting each one done to the progress display."""
         for question in self.questions:
@@ -174,6 +184,11 @@ def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:
         feedback = info.correction  # the catalogue's own feedback restates the title: keep what follows it
     title = plain_markdown(info.title) if info else ""
     return CommonWrongAnswer(answer=answer, mistake=title, feedback=feedback.strip())
+
+
+def marks(points: float) -> str:
+    """``1 mark``, ``2 marks``, ``1.5 marks``."""
+    return f"{points:g} mark{'s' * (points != 1)}"
 
 
 def typed_expression(text: str) -> str:

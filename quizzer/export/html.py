@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 from quizzer.export.richtext import MathStyle, to_html, to_html_inline
 
 MATH: MathStyle = "mathml"
@@ -26,6 +26,7 @@ math[display="block"] { margin: 0.6em 0; overflow-x: auto; overflow-y: hidden; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 0.25rem; }
 h2 { font-size: 1.15rem; margin: 0 0 0.2rem; }
 h2 .number { color: var(--accent); margin-right: 0.35em; }
+h2 .marks { float: right; font-weight: normal; font-size: 0.85rem; color: var(--muted); margin-left: 1em; }
 .stamp, .meta { color: var(--muted); font-size: 0.85rem; margin: 0 0 0.5rem; }
 .stamp code { font-size: 0.8rem; word-break: break-all; }
 header { border-bottom: 2px solid var(--ink); padding-bottom: 0.6rem; margin-bottom: 1.4rem; }
@@ -87,13 +88,15 @@ def _answers(paper: Paper) -> str:
 
 def _header(title: str, paper: Paper, extra: str = "") -> str:
     return (f"<header><h1>{escape(title)}</h1>"
-            f'<p class="stamp">Seed {paper.selection.seed} · regenerate with <code>{escape(paper.command)}</code></p>'
+            f'<p class="stamp">{paper.totals} · seed {paper.selection.seed} · regenerate with '
+            f"<code>{escape(paper.command)}</code></p>"
             f"{extra}</header>")
 
 
 def _heading(question: Question) -> str:
     instance = question.instance
-    return (f'<h2><span class="number">{question.number}.</span>{to_html_inline(instance.title, math=MATH)}</h2>'
+    return (f'<h2><span class="number">{question.number}.</span>{to_html_inline(instance.title, math=MATH)}'
+            f'<span class="marks">[{marks(instance.points)}]</span></h2>'
             f'<p class="meta"><code>{escape(instance.key)}</code> · seed {instance.seed}</p>')
 
 

@@ -6,7 +6,7 @@ from it; on standard output (no ``-o``) there is no file to link, so a figure is
 
 from __future__ import annotations
 
-from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
@@ -24,7 +24,7 @@ def _answers(paper: Paper) -> str:
 
 
 def _header(title: str, paper: Paper) -> str:
-    return f"{title}\n\nSeed {paper.selection.seed} · regenerate with `{paper.command}`\n\n"
+    return f"{title}\n\n{paper.totals} · seed {paper.selection.seed} · regenerate with `{paper.command}`\n\n"
 
 
 def attachments(paper: Paper) -> list[tuple[str, bytes]]:
@@ -75,7 +75,8 @@ def _wrong_answer(wrong: CommonWrongAnswer) -> str:
 
 def _heading(question: Question) -> str:
     instance = question.instance
-    return f"## {question.number}. {instance.title}\n\n`{instance.key}` · seed {instance.seed}"
+    return (f"## {question.number}. {instance.title} [{marks(instance.points)}]\n\n"
+            f"`{instance.key}` · seed {instance.seed}")
 
 
 _SECTIONS = {"paper": _paper, "answers": _answers}

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from quizzer.common.errors import UserError
-from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
 
 WORK_SPACE = {"choice": "1.5em", "multi": "1.5em", "bool": "1.5em", "shape": "3em", "text": "9em"}
@@ -80,12 +80,16 @@ def _answers(paper: Paper, root: Path) -> str:
 
 def _stamp(paper: Paper) -> str:
     """Seed and regenerate command; the command as raw text so its quotes stay straight for copying."""
-    return f"Seed {paper.selection.seed} · regenerate with: #raw({_string(paper.command)})"
+    # The command on a line of its own, so it is never broken where a reader would copy it.
+    return (f"{escape_typst(paper.totals)} · seed {paper.selection.seed} · regenerate with: #linebreak()"
+            f"#raw({_string(paper.command)})")
 
 
 def _heading(question: Question) -> str:
     instance = question.instance
-    return (f"== {question.number}. {to_typst_inline(instance.title)}\n"
+    # Marks sit at the right edge of the heading, where a marker adds them up.
+    return (f"== {question.number}. {to_typst_inline(instance.title)} #h(1fr) "
+            f"#text(size: 9pt, weight: \"regular\")[\\[{escape_typst(marks(instance.points))}\\]]\n"
             f"#meta[{escape_typst(instance.key)} · seed {instance.seed}]\n\n")
 
 

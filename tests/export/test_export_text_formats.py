@@ -39,7 +39,7 @@ def test_markdown_writes_paper_and_answer_sheet(tmp_path: Path) -> None:
         assert instance["answer_text"].strip() in sheet and instance["solution"].strip() in sheet
     assert "**Answer:**" not in paper and sheet.count("**Answer:**") == 5
     command = "quizzer export --week 1 -n 5 --seed 7 --format md -o paper.md"
-    assert f"Seed 7 · regenerate with `{command}`" in paper and command in sheet
+    assert "5 questions, " in paper and f"seed 7 · regenerate with `{command}`" in paper and command in sheet
     assert re.search(r"\$[^$\s][^$]*\$", paper), "math stays in $…$"
 
 

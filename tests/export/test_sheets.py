@@ -159,3 +159,19 @@ def test_json_export_is_a_versioned_paper_valid_against_its_schema(tmp_path: Pat
         assert document["questions"] and all(("answer" in q) == (not only) for q in document["questions"])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"format": "quizzer-paper", "version": 1, "seed": 5, "questions": [{"key": 1}]}, schema)
+
+
+# --- marks: each question's points and the paper's total ------------------------------------------------
+
+def test_papers_show_each_questions_marks_and_the_total(tmp_path: Path) -> None:
+    selection = ("--week", "1", "-n", "6", "--seed", "2")
+    code, out, _ = run("generate", *selection, "--format", "json")
+    points = [question["points"] for question in json.loads(out)]
+    total = f"6 questions, {sum(points):g} marks"
+    paper = export(tmp_path, "p.md", *selection, "--format", "md").read_text()
+    assert total in paper and len(re.findall(r"^## \d+\. .* \[\d+ marks?\]$", paper, re.M)) == 6
+    assert re.findall(r"\[(\d+) marks?\]$", paper, re.M) == [f"{p:g}" for p in points]
+    html = export(tmp_path, "p.html", *selection, "--format", "html").read_text()
+    assert total in html and html.count('<span class="marks">') == 12  # paper and answer sheet
+    text = pdf_text(export(tmp_path, "p.pdf", *selection, "--format", "pdf", "--paper-only"))
+    assert total in " ".join(text.split()) and len(re.findall(r"\[\d+ marks?\]", text)) == 6
