@@ -37,6 +37,9 @@ def export(
     paper_only: Annotated[bool, typer.Option("--paper-only", help="Only the questions.")] = False,
     answers_only: Annotated[bool, typer.Option("--answers-only", help="Only the answer sheet.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    versions: Annotated[int, typer.Option(
+        "--versions", help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."
+    )] = 1,
 ) -> None:
     """Export a randomized paper and its answer sheet (md, html, pdf), an Anki deck, Moodle XML or JSON."""
     import secrets
@@ -50,12 +53,27 @@ def export(
         raise UserError("choose one of --paper-only and --answers-only")
     only: Section | None = "paper" if paper_only else "answers" if answers_only else None
     check_request(fmt, output, only)
+    from quizzer.export.versions import check_versions
+
+    check_versions(fmt, output, versions)
+    if versions > 1 and only:
+        raise UserError("--versions writes the papers and one answer key: drop --paper-only / --answers-only")
     selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
                           topic=topic, week=week, paper=paper, n=n)
     with bank_session() as session:
         check_filters(topic=topic, paper=paper)
         instances = choose_instances(session=session, keys=selection.keys, topic=topic, week=week, paper=paper,
                                      n=n, seed=selection.seed)
+        if versions > 1:
+            from quizzer.bank.store import get_template
+            from quizzer.export.versions import export_versions, version_instances
+
+            every = version_instances(instances, lambda key: get_template(session=session, key=key), selection.seed,
+                                      versions)
+    if versions > 1 and output is not None:
+        for path in export_versions(every, selection, fmt=fmt, output=output, force=force):
+            typer.echo(str(path))
+        return
     written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force)
     sys.stdout.buffer.write(written.stdout)
     for path in written.paths:

@@ -111,15 +111,18 @@ class Paper:
     fmt: str
     step: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
     output: str | None = None  # the file name written (-o), so the printed command writes it again
+    version: str = ""  # with --versions: this paper's code (A, B, …), printed on every page
+    versions: int = 1
 
     @property
     def title(self) -> str:
-        return f"Practice paper: {self.selection.describe()}"
+        version = f" · version {self.version}" if self.version else ""
+        return f"Practice paper: {self.selection.describe()}{version}"
 
     @property
     def command(self) -> str:
         """The shell command that writes this same paper again."""
-        return regenerate_command(self.selection, self.fmt, self.output)
+        return regenerate_command(self.selection, self.fmt, self.output, self.versions)
 
     @property
     def stamp(self) -> str:
@@ -143,15 +146,18 @@ class Paper:
             self.step()
 
 
-def regenerate_command(selection: Selection, fmt: str, output: str | None) -> str:
-    """``quizzer export … --format FMT [-o NAME]``: runs as printed, in the folder of the file."""
-    return shlex.join(["quizzer", "export", *selection.options(), "--format", fmt, *(["-o", output] if output else [])])
+def regenerate_command(selection: Selection, fmt: str, output: str | None, versions: int = 1) -> str:
+    """``quizzer export … --format FMT [--versions N] [-o NAME]``: runs as printed, in the folder of the file."""
+    return shlex.join(["quizzer", "export", *selection.options(), *(["--versions", str(versions)] * (versions > 1)),
+                       "--format", fmt, *(["-o", output] if output else [])])
 
 
 def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
-                step: Callable[[], None] = lambda: None, output: str | None = None) -> Paper:
+                step: Callable[[], None] = lambda: None, output: str | None = None, *, version: str = "",
+                versions: int = 1) -> Paper:
     questions = tuple(_question(number, instance) for number, instance in enumerate(instances, 1))
-    return Paper(selection=selection, questions=questions, fmt=fmt, step=step, output=output)
+    return Paper(selection=selection, questions=questions, fmt=fmt, step=step, output=output, version=version,
+                 versions=versions)
 
 
 def _question(number: int, instance: Instance) -> Question:

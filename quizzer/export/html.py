@@ -68,21 +68,31 @@ section.answers { margin-top: 3rem; }
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
-    body = "\n".join(_SECTIONS[section](paper) for section in sections)
+    # A version's code in the top margin of every printed page.
+    stamp = f'@page {{ @top-right {{ content: "Version {paper.version}"; font-size: 9pt; }} }}' if paper.version else ""
+    return _document(paper.title, "\n".join(_SECTIONS[section](paper) for section in sections), stamp)
+
+
+def render_key(papers: list[Paper]) -> bytes:
+    """One answer key for every version: each version's answer sheet, one after another."""
+    return _document("Answer key", "\n".join(_answers(paper) for paper in papers))
+
+
+def _document(title: str, body: str, style: str = "") -> bytes:
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{escape(paper.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            f"<title>{escape(title)}</title>\n<style>{STYLE}{style}</style>\n</head>\n<body>\n"
             f"{body}\n</body>\n</html>\n").encode()
 
 
 def _paper(paper: Paper) -> str:
-    articles = "\n".join(_question(question) for question in paper.each())
+    articles = "\n".join(_question(question, f"q{paper.version}") for question in paper.each())
     candidate = '<div class="candidate"><span>Name:</span><span>Date:</span><span>Score:</span></div>'
     return f'<section class="paper">\n{_header(paper.title, paper, candidate)}\n{articles}\n</section>'
 
 
 def _answers(paper: Paper) -> str:
-    articles = "\n".join(_answer(question) for question in paper.each())
+    articles = "\n".join(_answer(question, f"a{paper.version}") for question in paper.each())
     return f'<section class="answers">\n{_header("Answer sheet", paper)}\n{articles}\n</section>'
 
 
@@ -100,22 +110,22 @@ def _heading(question: Question) -> str:
             f'<p class="meta"><code>{escape(instance.key)}</code> · seed {instance.seed}</p>')
 
 
-def _question(question: Question) -> str:
+def _question(question: Question, prefix: str) -> str:
     instance = question.instance
     choices = "".join(f'<li><span class="letter">({chr(97 + i)})</span>{to_html_inline(choice, math=MATH)}</li>'
                       for i, choice in enumerate(instance.choices))
     parts = [_heading(question), to_html(instance.prompt, math=MATH), _figure(question, "prompt"),
              f'<ul class="choices">{choices}</ul>' if choices else "",
              f'<div class="work" style="height: {WORK_SPACE.get(instance.kind, DEFAULT_WORK_SPACE)}"></div>']
-    return _article(question, parts, "q")
+    return _article(question, parts, prefix)
 
 
-def _answer(question: Question) -> str:
+def _answer(question: Question, prefix: str) -> str:
     accepted = f' <span class="accepted">(accepted {escape(question.accepted)})</span>' if question.accepted else ""
     parts = [_heading(question),
              f'<div class="answer"><strong>Answer:</strong> {_answer_html(question.sheet_answer)}{accepted}</div>',
              to_html(question.instance.solution, math=MATH), _figure(question, "solution"), _wrong_answers(question)]
-    return _article(question, parts, "a")
+    return _article(question, parts, prefix)
 
 
 def _answer_html(answer: str) -> str:

@@ -14,6 +14,11 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     return ("\n---\n\n".join(parts)).encode()
 
 
+def render_key(papers: list[Paper]) -> bytes:
+    """One answer key for every version: each version's answer sheet, one after another."""
+    return ("\n---\n\n".join(_answers(paper) for paper in papers)).encode()
+
+
 def _paper(paper: Paper) -> str:
     return _header(f"# {paper.title}", paper) + "".join(_question(paper, question) for question in paper.each())
 
@@ -37,7 +42,7 @@ def attachments(paper: Paper) -> list[tuple[str, bytes]]:
 
 def _figure_name(paper: Paper, question: Question) -> str:
     stem = (paper.output or "paper").rsplit(".", 1)[0]
-    return f"{stem}-figure-{question.number}.svg"
+    return f"{stem}-figure-{paper.version}{question.number}.svg"
 
 
 def _figure(paper: Paper, question: Question, where: str) -> str:

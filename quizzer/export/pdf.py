@@ -9,6 +9,7 @@ that typst reads from.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from quizzer.common.errors import UserError
@@ -47,11 +48,25 @@ PREAMBLE = """
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
+    return _compile(lambda root: typst_source(paper, sections, root))
+
+
+def render_key(papers: list[Paper]) -> bytes:
+    """One answer key for every version: each version's answer sheet, each starting on a new page."""
+    def source(root: Path) -> str:
+        body = "\n#pagebreak()\n".join(_answers(paper, root) for paper in papers)
+        footer = escape_typst(f"Answer key · {papers[0].selection.describe()} · versions "
+                              f"{papers[0].version}–{papers[-1].version}")
+        return PREAMBLE.replace("TITLE", _string("Answer key")).replace("FOOTER", footer) + body
+    return _compile(source)
+
+
+def _compile(source: Callable[[Path], str]) -> bytes:
     import typst
 
     with tempfile.TemporaryDirectory(prefix="quizzer-pdf-") as folder:
         root = Path(folder)
-        (root / "main.typ").write_text(typst_source(paper, sections, root), encoding="utf-8")
+        (root / "main.typ").write_text(source(root), encoding="utf-8")
         try:
             return typst.compile(str(root / "main.typ"), root=str(root), ignore_system_fonts=True, format="pdf")
         except typst.TypstError as exc:  # a formula the converter got wrong: say which, never a traceback
@@ -125,7 +140,7 @@ def _figure(question: Question, where: str, root: Path) -> str:
         return ""
     from quizzer.figures import draw
 
-    name = f"figure-{question.number}.svg"
+    name = f"figure-{question.instance.key.replace('/', '-').replace(' ', '-')}-{question.instance.seed}.svg"
     (root / name).write_text(draw(figure), encoding="utf-8")
     # At its own size (its text then matches the body's), unless it is wider than the text.
     return f'#align(center, fit-width(image("{name}")))\n\n'
