@@ -40,11 +40,15 @@ def export(
     versions: Annotated[int, typer.Option(
         "--versions", help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."
     )] = 1,
+    paper_size: Annotated[str, typer.Option("--paper-size", help="a4 or letter (html, pdf).")] = "a4",
+    title: Annotated[str | None, typer.Option("--title", help="The paper's title (default: what it covers).")] = None,
+    instructions: Annotated[Path | None, typer.Option(
+        "--instructions", help="A Markdown file printed under the title (time allowed, rules…).")] = None,
 ) -> None:
     """Export a randomized paper and its answer sheet (md, html, pdf), an Anki deck, Moodle XML or JSON."""
     import secrets
 
-    from quizzer.export import check_request
+    from quizzer.export import check_request, read_layout
     from quizzer.export import export as export_paper
     from quizzer.export.document import Selection
     from quizzer.learning.selection import choose_instances
@@ -56,6 +60,7 @@ def export(
     from quizzer.export.versions import check_versions
 
     check_versions(fmt, output, versions)
+    layout = read_layout(paper_size, title, instructions)
     if versions > 1 and only:
         raise UserError("--versions writes the papers and one answer key: drop --paper-only / --answers-only")
     selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
@@ -71,10 +76,10 @@ def export(
             every = version_instances(instances, lambda key: get_template(session=session, key=key), selection.seed,
                                       versions)
     if versions > 1 and output is not None:
-        for path in export_versions(every, selection, fmt=fmt, output=output, force=force):
+        for path in export_versions(every, selection, fmt=fmt, output=output, force=force, layout=layout):
             typer.echo(str(path))
         return
-    written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force)
+    written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force, layout=layout)
     sys.stdout.buffer.write(written.stdout)
     for path in written.paths:
         typer.echo(str(path))
@@ -82,7 +87,7 @@ def export(
         from quizzer.export.document import regenerate_command
 
         typer.echo(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
-                   f"{regenerate_command(selection, fmt, output.name if output else None)}")
+                   f"{regenerate_command(selection, fmt, output.name if output else None, layout=layout)}")
 
 
 class ReportFormat(StrEnum):

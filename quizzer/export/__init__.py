@@ -25,7 +25,7 @@ from pathlib import Path
 
 from quizzer.common.errors import UserError
 from quizzer.common.files import check_targets, write_files
-from quizzer.export.document import SECTIONS, Section, Selection, build_paper
+from quizzer.export.document import PLAIN, SECTIONS, Layout, Section, Selection, build_paper
 from quizzer.templates.instance import Instance
 
 
@@ -66,7 +66,7 @@ def check_request(fmt: str, output: Path | None, only: Section | None) -> None:
 
 
 def export(instances: list[Instance], selection: Selection, *, fmt: str, output: Path | None,
-           only: Section | None = None, force: bool = False) -> Written:
+           only: Section | None = None, force: bool = False, layout: Layout = PLAIN) -> Written:
     """Render ``instances`` in ``fmt`` and write the files (or return the text for stdout)."""
     check_request(fmt, output, only)
     spec = _format(fmt)
@@ -77,7 +77,7 @@ def export(instances: list[Instance], selection: Selection, *, fmt: str, output:
     module = importlib.import_module(f"quizzer.export.{spec.module}")
     renderer = module.render
     with _progress(len(instances) * sum(len(parts) for _, parts in plan)) as step:
-        paper = build_paper(instances, selection, fmt, step, output=output.name if output else None)
+        paper = build_paper(instances, selection, fmt, step, output=output.name if output else None, layout=layout)
         rendered = [(path, renderer(paper, parts)) for path, parts in plan]
     if output is None:
         return Written(paths=(), stdout=b"".join(content for _, content in rendered))
@@ -87,6 +87,27 @@ def export(instances: list[Instance], selection: Selection, *, fmt: str, output:
     files = [(path, content) for path, content in rendered if path is not None] + attached
     write_files(files)
     return Written(paths=tuple(path for path, _ in files))
+
+
+def read_layout(paper_size: str, title: str | None, instructions: Path | None) -> Layout:
+    """The exam layout from the command line; the instructions file is read here (Markdown, UTF-8)."""
+    if paper_size not in ("a4", "letter"):
+        raise UserError(f"unknown paper size {paper_size!r}; choose a4 or letter", where="--paper-size")
+    text = ""
+    if instructions is not None:
+        try:
+            text = instructions.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+            raise UserError(f"cannot read the instructions: {reason}", where=str(instructions)) from None
+        if len(text) > MAX_INSTRUCTIONS:
+            raise UserError(f"instructions are {len(text)} characters; the limit is {MAX_INSTRUCTIONS}",
+                            where=str(instructions))
+    return Layout(paper_size="letter" if paper_size == "letter" else "a4", title=title or None, instructions=text,
+                  instructions_file=str(instructions) if instructions else None)
+
+
+MAX_INSTRUCTIONS = 20_000
 
 
 def answers_path(path: Path) -> Path:

@@ -54,6 +54,24 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How an exam paper is laid out: page size, its own title, instructions (Markdown, from a file)."""
+
+    paper_size: Literal["a4", "letter"] = "a4"
+    title: str | None = None
+    instructions: str = ""
+    instructions_file: str | None = None  # as given on the command line, for the regenerate command
+
+    def options(self) -> list[str]:
+        options = ["--paper-size", self.paper_size] if self.paper_size != "a4" else []
+        options += ["--title", self.title] if self.title else []
+        return options + (["--instructions", self.instructions_file] if self.instructions_file else [])
+
+
+PLAIN = Layout()
+
+
+@dataclass(frozen=True)
 class Note:
     """A misconception on the Anki card: the wrong answer it leads to and what went wrong."""
 
@@ -113,16 +131,17 @@ class Paper:
     output: str | None = None  # the file name written (-o), so the printed command writes it again
     version: str = ""  # with --versions: this paper's code (A, B, …), printed on every page
     versions: int = 1
+    layout: Layout = PLAIN
 
     @property
     def title(self) -> str:
         version = f" · version {self.version}" if self.version else ""
-        return f"Practice paper: {self.selection.describe()}{version}"
+        return f"{self.layout.title or 'Practice paper: ' + self.selection.describe()}{version}"
 
     @property
     def command(self) -> str:
         """The shell command that writes this same paper again."""
-        return regenerate_command(self.selection, self.fmt, self.output, self.versions)
+        return regenerate_command(self.selection, self.fmt, self.output, self.versions, self.layout)
 
     @property
     def stamp(self) -> str:
@@ -146,18 +165,19 @@ class Paper:
             self.step()
 
 
-def regenerate_command(selection: Selection, fmt: str, output: str | None, versions: int = 1) -> str:
-    """``quizzer export … --format FMT [--versions N] [-o NAME]``: runs as printed, in the folder of the file."""
+def regenerate_command(selection: Selection, fmt: str, output: str | None, versions: int = 1,
+                       layout: Layout = PLAIN) -> str:
+    """``quizzer export … --format FMT [--versions N] [layout] [-o NAME]``: runs as printed, in the file's folder."""
     return shlex.join(["quizzer", "export", *selection.options(), *(["--versions", str(versions)] * (versions > 1)),
-                       "--format", fmt, *(["-o", output] if output else [])])
+                       *layout.options(), "--format", fmt, *(["-o", output] if output else [])])
 
 
 def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
                 step: Callable[[], None] = lambda: None, output: str | None = None, *, version: str = "",
-                versions: int = 1) -> Paper:
+                versions: int = 1, layout: Layout = PLAIN) -> Paper:
     questions = tuple(_question(number, instance) for number, instance in enumerate(instances, 1))
     return Paper(selection=selection, questions=questions, fmt=fmt, step=step, output=output, version=version,
-                 versions=versions)
+                 versions=versions, layout=layout)
 
 
 def _question(number: int, instance: Instance) -> Question:

@@ -31,7 +31,9 @@ h2 .marks { float: right; font-weight: normal; font-size: 0.85rem; color: var(--
 .stamp code { font-size: 0.8rem; word-break: break-all; }
 header { border-bottom: 2px solid var(--ink); padding-bottom: 0.6rem; margin-bottom: 1.4rem; }
 .candidate { display: flex; gap: 2rem; margin-top: 0.8rem; font-size: 0.9rem; }
-.candidate span { flex: 1; border-bottom: 1px solid var(--ink); padding-bottom: 0.1rem; }
+.candidate > span { flex: 1; border-bottom: 1px solid var(--ink); padding-bottom: 0.1rem; }
+.candidate .out-of { float: right; }
+.instructions { margin: 0.6rem 0; }
 article { padding: 0.9rem 0 1rem; border-bottom: 1px solid var(--rule); }
 article:last-child { border-bottom: 0; }
 .choices { list-style: none; padding-left: 0.5rem; }
@@ -68,9 +70,10 @@ section.answers { margin-top: 3rem; }
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
-    # A version's code in the top margin of every printed page.
-    stamp = f'@page {{ @top-right {{ content: "Version {paper.version}"; font-size: 9pt; }} }}' if paper.version else ""
-    return _document(paper.title, "\n".join(_SECTIONS[section](paper) for section in sections), stamp)
+    # The page size, and a version's code in the top margin of every printed page.
+    version = f' @top-right {{ content: "Version {paper.version}"; font-size: 9pt; }}' if paper.version else ""
+    page = f"@page {{ size: {'A4' if paper.layout.paper_size == 'a4' else 'letter'};{version} }}"
+    return _document(paper.title, "\n".join(_SECTIONS[section](paper) for section in sections), page)
 
 
 def render_key(papers: list[Paper]) -> bytes:
@@ -87,8 +90,11 @@ def _document(title: str, body: str, style: str = "") -> bytes:
 
 def _paper(paper: Paper) -> str:
     articles = "\n".join(_question(question, f"q{paper.version}") for question in paper.each())
-    candidate = '<div class="candidate"><span>Name:</span><span>Date:</span><span>Score:</span></div>'
-    return f'<section class="paper">\n{_header(paper.title, paper, candidate)}\n{articles}\n</section>'
+    instructions = (f'<div class="instructions">{to_html(paper.layout.instructions, math=MATH)}</div>'
+                    if paper.layout.instructions.strip() else "")
+    candidate = ('<div class="candidate"><span>Name:</span><span>Student ID:</span>'
+                 f'<span>Score: <span class="out-of">/ {paper.total_points:g}</span></span></div>')
+    return f'<section class="paper">\n{_header(paper.title, paper, instructions + candidate)}\n{articles}\n</section>'
 
 
 def _answers(paper: Paper) -> str:

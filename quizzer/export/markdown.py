@@ -20,7 +20,9 @@ def render_key(papers: list[Paper]) -> bytes:
 
 
 def _paper(paper: Paper) -> str:
-    return _header(f"# {paper.title}", paper) + "".join(_question(paper, question) for question in paper.each())
+    instructions = f"{paper.layout.instructions.strip()}\n\n" if paper.layout.instructions.strip() else ""
+    return (_header(f"# {paper.title}", paper) + instructions
+            + "".join(_question(paper, question) for question in paper.each()))
 
 
 def _answers(paper: Paper) -> str:

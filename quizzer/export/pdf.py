@@ -16,12 +16,13 @@ from quizzer.common.errors import UserError
 from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
 
+TYPST_PAPER = {"a4": "a4", "letter": "us-letter"}
 WORK_SPACE = {"choice": "1.5em", "multi": "1.5em", "bool": "1.5em", "shape": "3em", "text": "9em"}
 DEFAULT_WORK_SPACE = "7em"
 
 PREAMBLE = """
 #set document(title: TITLE, author: "quizzer", date: none)
-#set page(paper: "a4", margin: (x: 18mm, top: 18mm, bottom: 20mm),
+#set page(paper: PAPER, margin: (x: 18mm, top: 18mm, bottom: 20mm),
   footer: context text(size: 8pt, fill: luma(110))[FOOTER #h(1fr) #counter(page).display("1 / 1", both: true)])
 #set text(font: "Libertinus Serif", size: 10.5pt, lang: "en")
 #set par(leading: 0.62em, spacing: 0.9em)
@@ -57,7 +58,7 @@ def render_key(papers: list[Paper]) -> bytes:
         body = "\n#pagebreak()\n".join(_answers(paper, root) for paper in papers)
         footer = escape_typst(f"Answer key · {papers[0].selection.describe()} · versions "
                               f"{papers[0].version}–{papers[-1].version}")
-        return PREAMBLE.replace("TITLE", _string("Answer key")).replace("FOOTER", footer) + body
+        return _preamble("Answer key", footer, papers[0].layout.paper_size) + body
     return _compile(source)
 
 
@@ -77,13 +78,22 @@ def typst_source(paper: Paper, sections: tuple[Section, ...], root: Path) -> str
     """The typst document for ``sections``; its figures are written into ``root`` beside it."""
     body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
     footer = escape_typst(f"{paper.title} · seed {paper.selection.seed}")
-    return PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", footer) + body
+    return _preamble(paper.title, footer, paper.layout.paper_size) + body
+
+
+def _preamble(title: str, footer: str, paper_size: str) -> str:
+    paper = _string(TYPST_PAPER[paper_size])
+    return PREAMBLE.replace("TITLE", _string(title)).replace("FOOTER", footer).replace("PAPER", paper)
 
 
 def _paper(paper: Paper, root: Path) -> str:
-    header = (f"= {escape_typst(paper.title)}\n#meta[{_stamp(paper)}]\n\n"
-              "#grid(columns: (1fr, 1fr, 1fr), column-gutter: 12pt, [Name: #box(width: 1fr, repeat[\\_])],"
-              " [Date: #box(width: 1fr, repeat[\\_])], [Score: #box(width: 1fr, repeat[\\_])])\n"
+    instructions = f"#block(width: 100%, inset: (y: 4pt))[{to_typst(paper.layout.instructions)}]\n" \
+        if paper.layout.instructions.strip() else ""
+    # The candidate box: name and student ID to fill in, the score out of the paper's total.
+    header = (f"= {escape_typst(paper.title)}\n#meta[{_stamp(paper)}]\n\n{instructions}"
+              "#block(width: 100%, stroke: 0.8pt, inset: 8pt, radius: 2pt, grid(columns: (1.4fr, 1fr, 0.8fr), "
+              "column-gutter: 14pt, [Name: #box(width: 1fr, repeat[\\_])], [Student ID: #box(width: 1fr, repeat[\\_])],"
+              f" [Score: #box(width: 1fr, repeat[\\_]) / {paper.total_points:g}]))\n"
               "#line(length: 100%, stroke: 1pt)\n")
     return header + "\n".join(_question(question, root) for question in paper.each())
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from quizzer.common.errors import UserError
 from quizzer.common.files import check_targets, write_files
-from quizzer.export.document import Paper, Selection, build_paper
+from quizzer.export.document import PLAIN, Layout, Paper, Selection, build_paper
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
@@ -62,14 +62,14 @@ def version_instances(instances: Sequence[Instance], template: Callable[[str], T
 
 
 def export_versions(versions: list[list[Instance]], selection: Selection, *, fmt: str, output: Path,
-                    force: bool = False) -> tuple[Path, ...]:
+                    force: bool = False, layout: Layout = PLAIN) -> tuple[Path, ...]:
     """Render and write every version's paper, the answer key and the CSV; the paths written."""
     from quizzer.export import FORMATS
 
     module = importlib.import_module(f"quizzer.export.{FORMATS[fmt].module}")
     stem, suffix = output.stem, output.suffix or f".{fmt}"
     papers = [build_paper(instances, selection, fmt, output=output.name, version=version_code(index),
-                          versions=len(versions)) for index, instances in enumerate(versions)]
+                          versions=len(versions), layout=layout) for index, instances in enumerate(versions)]
     files = [(output.with_name(f"{stem}-{paper.version}{suffix}"), module.render(paper, ("paper",)))
              for paper in papers]
     files.append((output.with_name(f"{stem}-key{suffix}"), module.render_key(papers)))
