@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 @reports_errors
 def export(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle or json.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle, qti or json.")],
     key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
     topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
     week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,

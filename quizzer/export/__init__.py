@@ -7,7 +7,7 @@ format writes:
   (``paper.md`` → ``paper-answers.md``), plus each figure as ``paper-figure-N.svg``; without
   ``-o``, both on stdout.
 * ``html`` and ``pdf``: one file, the paper, then the answer sheet starting on a new page.
-* ``json``, ``moodle``, ``apkg``: one file holding questions and answers together.
+* ``json``, ``moodle``, ``apkg``, ``qti``: one file holding questions and answers together.
 
 ``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
 Files are rendered completely in memory first, then written by :mod:`quizzer.common.files` (temporary
@@ -44,6 +44,7 @@ FORMATS = {
     "json": Format("jsonfmt", ".json", "combined"),
     "moodle": Format("moodle", ".xml", "bundle"),
     "apkg": Format("apkg", ".apkg", "bundle", binary=True),
+    "qti": Format("qti", ".zip", "bundle", binary=True),
 }
 
 

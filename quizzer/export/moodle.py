@@ -72,9 +72,9 @@ def _question(question: Question) -> str:
 
 def _numerical(question: Question) -> tuple[str, str, str]:
     instance = question.instance
-    tolerance = _moodle_tolerance(instance, instance.answer)
+    tolerance = moodle_tolerance(instance, instance.answer)
     answers = [_answer(100, _shown(instance.answer, tolerance), "", tolerance, html=False)]
-    answers += [_answer(0, _number(wrong.value), wrong.feedback, _moodle_tolerance(instance, wrong.value), html=False)
+    answers += [_answer(0, _number(wrong.value), wrong.feedback, moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
     return "numerical", _html(instance.prompt), "".join(answers)
 
@@ -84,7 +84,7 @@ def _cloze(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
     exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
-    blanks = [[(value, 0.0 if exact else _moodle_tolerance(instance, value)) for value in row] for row in rows]
+    blanks = [[(value, 0.0 if exact else moodle_tolerance(instance, value)) for value in row] for row in rows]
     cells = ["".join(f"<td>{{1:NUMERICAL:={_number(value)}:{_number(tolerance)}}}</td>" for value, tolerance in row)
              for row in blanks]
     table = '<table class="quizzer-answer">' + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>"
@@ -116,7 +116,7 @@ def _truefalse(question: Question) -> tuple[str, str, str]:
 
 def _shortanswer(question: Question) -> tuple[str, str, str]:
     instance = question.instance
-    answers = [_answer(100, _literal(form), "", html=False) for form in _written_forms(instance)]
+    answers = [_answer(100, _literal(form), "", html=False) for form in written_forms(instance)]
     answers += [_answer(0, _literal(str(wrong.value)), wrong.feedback, html=False)
                 for wrong in instance.spec.wrong_answers if instance.kind == "expression"]
     # Case matters: d and D may be different variables, and quizzer reads them so.
@@ -136,7 +136,7 @@ def _essay(question: Question) -> tuple[str, str, str]:
     return "essay", _html(instance.prompt), settings + info
 
 
-def _written_forms(instance: Instance) -> list[str]:
+def written_forms(instance: Instance) -> list[str]:
     """The ways people write the same shape or expression, without duplicates."""
     if instance.kind == "shape":
         dims = [str(dim) for dim in instance.answer]
@@ -147,7 +147,7 @@ def _written_forms(instance: Instance) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
-def _moodle_tolerance(instance: Instance, value: float) -> float:
+def moodle_tolerance(instance: Instance, value: float) -> float:
     """Moodle's absolute tolerance: the widest bound quizzer's tolerance accepts (integers exact)."""
     if instance.kind == "integer":
         return 0.0
