@@ -7,7 +7,6 @@ report are imported inside each command.
 
 from __future__ import annotations
 
-import shlex
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 
 @reports_errors
 def export(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle or json.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle, qti or json.")],
     key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
     topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
     week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,
@@ -38,11 +37,18 @@ def export(
     paper_only: Annotated[bool, typer.Option("--paper-only", help="Only the questions.")] = False,
     answers_only: Annotated[bool, typer.Option("--answers-only", help="Only the answer sheet.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
+    versions: Annotated[int, typer.Option(
+        "--versions", help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."
+    )] = 1,
+    paper_size: Annotated[str, typer.Option("--paper-size", help="a4 or letter (html, pdf).")] = "a4",
+    title: Annotated[str | None, typer.Option("--title", help="The paper's title (default: what it covers).")] = None,
+    instructions: Annotated[Path | None, typer.Option(
+        "--instructions", help="A Markdown file printed under the title (time allowed, rules…).")] = None,
 ) -> None:
     """Export a randomized paper and its answer sheet (md, html, pdf), an Anki deck, Moodle XML or JSON."""
     import secrets
 
-    from quizzer.export import check_request
+    from quizzer.export import check_request, read_layout
     from quizzer.export import export as export_paper
     from quizzer.export.document import Selection
     from quizzer.learning.selection import choose_instances
@@ -51,19 +57,37 @@ def export(
         raise UserError("choose one of --paper-only and --answers-only")
     only: Section | None = "paper" if paper_only else "answers" if answers_only else None
     check_request(fmt, output, only)
+    from quizzer.export.versions import check_versions
+
+    check_versions(fmt, output, versions)
+    layout = read_layout(paper_size, title, instructions)
+    if versions > 1 and only:
+        raise UserError("--versions writes the papers and one answer key: drop --paper-only / --answers-only")
     selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
                           topic=topic, week=week, paper=paper, n=n)
     with bank_session() as session:
         check_filters(topic=topic, paper=paper)
         instances = choose_instances(session=session, keys=selection.keys, topic=topic, week=week, paper=paper,
                                      n=n, seed=selection.seed)
-    written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force)
+        if versions > 1:
+            from quizzer.bank.store import get_template
+            from quizzer.export.versions import export_versions, version_instances
+
+            every = version_instances(instances, lambda key: get_template(session=session, key=key), selection.seed,
+                                      versions)
+    if versions > 1 and output is not None:
+        for path in export_versions(every, selection, fmt=fmt, output=output, force=force, layout=layout):
+            typer.echo(str(path))
+        return
+    written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force, layout=layout)
     sys.stdout.buffer.write(written.stdout)
     for path in written.paths:
         typer.echo(str(path))
     if written.paths and sys.stdout.isatty():
+        from quizzer.export.document import regenerate_command
+
         typer.echo(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
-                   f"{shlex.join(['quizzer', 'export', *selection.options(), '--format', fmt])}")
+                   f"{regenerate_command(selection, fmt, output.name if output else None, layout=layout)}")
 
 
 class ReportFormat(StrEnum):

@@ -4,9 +4,10 @@ Every format renders the same :class:`~quizzer.export.document.Paper`.  Which do
 format writes:
 
 * ``md``: two files, the paper at ``-o PATH`` and the answer sheet beside it
-  (``paper.md`` → ``paper-answers.md``); without ``-o``, both on stdout.
+  (``paper.md`` → ``paper-answers.md``), plus each figure as ``paper-figure-N.svg``; without
+  ``-o``, both on stdout.
 * ``html`` and ``pdf``: one file, the paper, then the answer sheet starting on a new page.
-* ``json``, ``moodle``, ``apkg``: one file holding questions and answers together.
+* ``json``, ``moodle``, ``apkg``, ``qti``: one file holding questions and answers together.
 
 ``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
 Files are rendered completely in memory first, then written by :mod:`quizzer.common.files` (temporary
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from quizzer.common.errors import UserError
 from quizzer.common.files import check_targets, write_files
-from quizzer.export.document import SECTIONS, Section, Selection, build_paper
+from quizzer.export.document import PLAIN, SECTIONS, Layout, Section, Selection, build_paper
 from quizzer.templates.instance import Instance
 
 
@@ -43,6 +44,7 @@ FORMATS = {
     "json": Format("jsonfmt", ".json", "combined"),
     "moodle": Format("moodle", ".xml", "bundle"),
     "apkg": Format("apkg", ".apkg", "bundle", binary=True),
+    "qti": Format("qti", ".zip", "bundle", binary=True),
 }
 
 
@@ -65,7 +67,7 @@ def check_request(fmt: str, output: Path | None, only: Section | None) -> None:
 
 
 def export(instances: list[Instance], selection: Selection, *, fmt: str, output: Path | None,
-           only: Section | None = None, force: bool = False) -> Written:
+           only: Section | None = None, force: bool = False, layout: Layout = PLAIN) -> Written:
     """Render ``instances`` in ``fmt`` and write the files (or return the text for stdout)."""
     check_request(fmt, output, only)
     spec = _format(fmt)
@@ -73,14 +75,40 @@ def export(instances: list[Instance], selection: Selection, *, fmt: str, output:
     plan = _plan(spec, output, sections)
     targets = [path for path, _ in plan if path is not None]
     check_targets(targets, force=force)
-    renderer = importlib.import_module(f"quizzer.export.{spec.module}").render
+    module = importlib.import_module(f"quizzer.export.{spec.module}")
+    renderer = module.render
     with _progress(len(instances) * sum(len(parts) for _, parts in plan)) as step:
-        paper = build_paper(instances, selection, fmt, step)
+        paper = build_paper(instances, selection, fmt, step, output=output.name if output else None, layout=layout)
         rendered = [(path, renderer(paper, parts)) for path, parts in plan]
     if output is None:
         return Written(paths=(), stdout=b"".join(content for _, content in rendered))
-    write_files([(path, content) for path, content in rendered if path is not None])
-    return Written(paths=tuple(targets))
+    attached = [(output.with_name(name), content) for name, content in getattr(module, "attachments",
+                                                                               lambda _: [])(paper)]
+    check_targets([path for path, _ in attached], force=force)  # figures beside a Markdown paper
+    files = [(path, content) for path, content in rendered if path is not None] + attached
+    write_files(files)
+    return Written(paths=tuple(path for path, _ in files))
+
+
+def read_layout(paper_size: str, title: str | None, instructions: Path | None) -> Layout:
+    """The exam layout from the command line; the instructions file is read here (Markdown, UTF-8)."""
+    if paper_size not in ("a4", "letter"):
+        raise UserError(f"unknown paper size {paper_size!r}; choose a4 or letter", where="--paper-size")
+    text = ""
+    if instructions is not None:
+        try:
+            text = instructions.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+            raise UserError(f"cannot read the instructions: {reason}", where=str(instructions)) from None
+        if len(text) > MAX_INSTRUCTIONS:
+            raise UserError(f"instructions are {len(text)} characters; the limit is {MAX_INSTRUCTIONS}",
+                            where=str(instructions))
+    return Layout(paper_size="letter" if paper_size == "letter" else "a4", title=title or None, instructions=text,
+                  instructions_file=str(instructions) if instructions else None)
+
+
+MAX_INSTRUCTIONS = 20_000
 
 
 def answers_path(path: Path) -> Path:

@@ -3,7 +3,8 @@
 Front: the prompt (with its choices and any figure of the prompt).  Back: the answer, the worked
 solution and the misconception notes.  Every id is stable, so exporting again updates the
 notes already in a collection instead of adding copies: the model id is fixed, the deck id
-follows the deck's name, and each note's GUID follows its (key, seed).
+follows the deck's name (one deck per selection), and each note's GUID follows its template key
+alone, so a fresh export (new numbers) replaces the old note's numbers rather than adding a note.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
         for question in paper.each():
             instance = question.instance
             deck.add_note(genanki.Note(model=model, fields=_fields(question, media), tags=list(question.tags),
-                                       guid=genanki.guid_for(instance.key, instance.seed)))
+                                       guid=genanki.guid_for(instance.key)))
         buffer = io.BytesIO()
         genanki.Package(deck, media_files=media.files).write_to_file(buffer)
     return buffer.getvalue()
@@ -65,7 +66,8 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
 
 class _Media:
     """Figures as SVG files in the package's media (Anki shows SVG images; vectors stay sharp on any
-    screen), named by (key, seed) so re-exports replace them."""
+    screen), named by their content: a re-export with new numbers brings a new file (Anki would rename
+    one of the same name), an unchanged figure keeps its name."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -77,8 +79,9 @@ class _Media:
             return ""
         from quizzer.figures import draw
 
-        name = f"quizzer-{hashlib.sha256(f'{instance.key}@{instance.seed}'.encode()).hexdigest()[:16]}.svg"
-        (self.folder / name).write_text(draw(instance.figure), encoding="utf-8")
+        svg = draw(instance.figure)
+        name = f"quizzer-{hashlib.sha256(svg.encode()).hexdigest()[:16]}.svg"
+        (self.folder / name).write_text(svg, encoding="utf-8")
         self.files.append(str(self.folder / name))
         return f'<div><img src="{name}"></div>'
 
@@ -90,7 +93,8 @@ def _fields(question: Question, media: _Media) -> list[str]:
     listed = f'<ul class="choices">{choices}</ul>' if choices else ""
     prompt = _html(instance.prompt) + media.figure(question, "prompt") + listed
     accepted = f" <small>(accepted {escape(question.accepted)})</small>" if question.accepted else ""
-    answer = (_html(question.answer) if "\n" in question.answer.strip() else _inline(question.answer)) + accepted
+    shown = question.sheet_answer
+    answer = (_html(shown) if question.answer_is_block else _inline(shown)) + accepted
     mistakes = "".join(f"<li><b>{_inline(note.answer)}</b>: {_inline(note.feedback)}</li>" for note in question.notes)
     return [escape(instance.key), str(instance.seed), _inline(instance.title), prompt, answer,
             _html(instance.solution) + media.figure(question, "solution"), f"<ul>{mistakes}</ul>" if mistakes else ""]

@@ -54,6 +54,24 @@ class Selection:
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How an exam paper is laid out: page size, its own title, instructions (Markdown, from a file)."""
+
+    paper_size: Literal["a4", "letter"] = "a4"
+    title: str | None = None
+    instructions: str = ""
+    instructions_file: str | None = None  # as given on the command line, for the regenerate command
+
+    def options(self) -> list[str]:
+        options = ["--paper-size", self.paper_size] if self.paper_size != "a4" else []
+        options += ["--title", self.title] if self.title else []
+        return options + (["--instructions", self.instructions_file] if self.instructions_file else [])
+
+
+PLAIN = Layout()
+
+
+@dataclass(frozen=True)
 class Note:
     """A misconception on the Anki card: the wrong answer it leads to and what went wrong."""
 
@@ -87,8 +105,13 @@ class Question:
 
     @property
     def sheet_answer(self) -> str:
-        """The answer as the sheets show it: a typed expression as code, so ``3*n*a`` keeps its stars."""
-        return code_span(self.answer.strip()) if self.instance.kind == "expression" else self.answer
+        """The answer as the sheets show it: a typed expression as typed and as maths (``3*n*a`` keeps its stars)."""
+        return typed_expression(self.answer) if self.instance.kind == "expression" else self.answer
+
+    @property
+    def answer_is_block(self) -> bool:
+        """A model answer of several lines (a list, paragraphs) starts on its own line after its label."""
+        return "\n" in self.sheet_answer.strip()
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -105,20 +128,35 @@ class Paper:
     questions: tuple[Question, ...]
     fmt: str
     step: Callable[[], None] = field(default=lambda: None, compare=False, repr=False)
+    output: str | None = None  # the file name written (-o), so the printed command writes it again
+    version: str = ""  # with --versions: this paper's code (A, B, …), printed on every page
+    versions: int = 1
+    layout: Layout = PLAIN
 
     @property
     def title(self) -> str:
-        return f"Practice paper: {self.selection.describe()}"
+        version = f" · version {self.version}" if self.version else ""
+        return f"{self.layout.title or 'Practice paper: ' + self.selection.describe()}{version}"
 
     @property
     def command(self) -> str:
-        """The shell command that prints this same paper again."""
-        return shlex.join(["quizzer", "export", *self.selection.options(), "--format", self.fmt])
+        """The shell command that writes this same paper again."""
+        return regenerate_command(self.selection, self.fmt, self.output, self.versions, self.layout)
 
     @property
     def stamp(self) -> str:
         """The line printed on the paper and the answer sheet: seed and how to regenerate."""
         return f"Seed {self.selection.seed} · regenerate with: {self.command}"
+
+    @property
+    def total_points(self) -> float:
+        return sum(question.instance.points for question in self.questions)
+
+    @property
+    def totals(self) -> str:
+        """``20 questions, 37 marks``: printed under the title."""
+        count = len(self.questions)
+        return f"{count} question{'s' * (count != 1)}, {marks(self.total_points)}"
 
     def each(self) -> Iterator[Question]:
         """The questions in order, reporting each one done to the progress display."""
@@ -127,10 +165,19 @@ class Paper:
             self.step()
 
 
+def regenerate_command(selection: Selection, fmt: str, output: str | None, versions: int = 1,
+                       layout: Layout = PLAIN) -> str:
+    """``quizzer export … --format FMT [--versions N] [layout] [-o NAME]``: runs as printed, in the file's folder."""
+    return shlex.join(["quizzer", "export", *selection.options(), *(["--versions", str(versions)] * (versions > 1)),
+                       *layout.options(), "--format", fmt, *(["-o", output] if output else [])])
+
+
 def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
-                step: Callable[[], None] = lambda: None) -> Paper:
+                step: Callable[[], None] = lambda: None, output: str | None = None, *, version: str = "",
+                versions: int = 1, layout: Layout = PLAIN) -> Paper:
     questions = tuple(_question(number, instance) for number, instance in enumerate(instances, 1))
-    return Paper(selection=selection, questions=questions, fmt=fmt, step=step)
+    return Paper(selection=selection, questions=questions, fmt=fmt, step=step, output=output, version=version,
+                 versions=versions, layout=layout)
 
 
 def _question(number: int, instance: Instance) -> Question:
@@ -139,8 +186,9 @@ def _question(number: int, instance: Instance) -> Question:
     kind = "choice" if instance.kind == "multi" else instance.kind  # a select-all distractor is one option
     notes = tuple(
         # A label ends where its colon begins: "(c) The FFN has …", not "(c) The FFN has ….:".
-        Note(describe(kind, wrong.value, options=instance.choices,
-                      digits=spec.tolerance.display_digits()).rstrip("."), wrong.feedback)
+        Note(typed_expression(str(wrong.value)) if kind == "expression" else
+             describe(kind, wrong.value, options=instance.choices, digits=spec.tolerance.display_digits()).rstrip("."),
+             wrong.feedback)
         for wrong in spec.wrong_answers if wrong.feedback
     )
     wrong_answers = (_wrong_answer(instance, mistake) for mistake in instance.mistakes)
@@ -152,6 +200,8 @@ def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:
     if instance.kind in ("choice", "multi"):  # the option(s) as the paper prints them, not a bare letter
         options = tuple(choice.rstrip(".") for choice in instance.choices)  # a dash follows: "(b) … — …"
         answer = describe(instance.kind, mistake.answer, options=options)
+    elif instance.kind == "expression":
+        answer = typed_expression(mistake.answer_text)
     else:
         answer = code_span(mistake.answer_text)
     info = load_catalog().misconceptions.get(mistake.id) if mistake.id else None
@@ -160,6 +210,18 @@ def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:
         feedback = info.correction  # the catalogue's own feedback restates the title: keep what follows it
     title = plain_markdown(info.title) if info else ""
     return CommonWrongAnswer(answer=answer, mistake=title, feedback=feedback.strip())
+
+
+def marks(points: float) -> str:
+    """``1 mark``, ``2 marks``, ``1.5 marks``."""
+    return f"{points:g} mark{'s' * (points != 1)}"
+
+
+def typed_expression(text: str) -> str:
+    """An expression as a student types it (a code span) and as maths: `` `3*n*a + 2*a` ($3na + 2a$)``."""
+    from quizzer.export.exprmath import expression_latex
+
+    return f"{code_span(text.strip())} (${expression_latex(text)}$)"
 
 
 def code_span(text: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from html import escape
 
-from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 from quizzer.export.richtext import MathStyle, to_html, to_html_inline
 
 MATH: MathStyle = "mathml"
@@ -26,11 +26,14 @@ math[display="block"] { margin: 0.6em 0; overflow-x: auto; overflow-y: hidden; }
 h1 { font-size: 1.6rem; line-height: 1.25; margin: 0 0 0.25rem; }
 h2 { font-size: 1.15rem; margin: 0 0 0.2rem; }
 h2 .number { color: var(--accent); margin-right: 0.35em; }
+h2 .marks { float: right; font-weight: normal; font-size: 0.85rem; color: var(--muted); margin-left: 1em; }
 .stamp, .meta { color: var(--muted); font-size: 0.85rem; margin: 0 0 0.5rem; }
 .stamp code { font-size: 0.8rem; word-break: break-all; }
 header { border-bottom: 2px solid var(--ink); padding-bottom: 0.6rem; margin-bottom: 1.4rem; }
 .candidate { display: flex; gap: 2rem; margin-top: 0.8rem; font-size: 0.9rem; }
-.candidate span { flex: 1; border-bottom: 1px solid var(--ink); padding-bottom: 0.1rem; }
+.candidate > span { flex: 1; border-bottom: 1px solid var(--ink); padding-bottom: 0.1rem; }
+.candidate .out-of { float: right; }
+.instructions { margin: 0.6rem 0; }
 article { padding: 0.9rem 0 1rem; border-bottom: 1px solid var(--rule); }
 article:last-child { border-bottom: 0; }
 .choices { list-style: none; padding-left: 0.5rem; }
@@ -61,57 +64,74 @@ section.answers { margin-top: 3rem; }
   h2 { break-after: avoid; }
   .answer, .notes { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   math[display="block"] { overflow: visible; }
+  pre { white-space: pre-wrap; overflow-wrap: anywhere; overflow: visible; }  /* paper has no scroll bar */
 }
 """
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
-    body = "\n".join(_SECTIONS[section](paper) for section in sections)
+    # The page size, and a version's code in the top margin of every printed page.
+    version = f' @top-right {{ content: "Version {paper.version}"; font-size: 9pt; }}' if paper.version else ""
+    page = f"@page {{ size: {'A4' if paper.layout.paper_size == 'a4' else 'letter'};{version} }}"
+    return _document(paper.title, "\n".join(_SECTIONS[section](paper) for section in sections), page)
+
+
+def render_key(papers: list[Paper]) -> bytes:
+    """One answer key for every version: each version's answer sheet, one after another."""
+    return _document("Answer key", "\n".join(_answers(paper) for paper in papers))
+
+
+def _document(title: str, body: str, style: str = "") -> bytes:
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f"<title>{escape(paper.title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
+            f"<title>{escape(title)}</title>\n<style>{STYLE}{style}</style>\n</head>\n<body>\n"
             f"{body}\n</body>\n</html>\n").encode()
 
 
 def _paper(paper: Paper) -> str:
-    articles = "\n".join(_question(question) for question in paper.each())
-    candidate = '<div class="candidate"><span>Name:</span><span>Date:</span><span>Score:</span></div>'
-    return f'<section class="paper">\n{_header(paper.title, paper, candidate)}\n{articles}\n</section>'
+    articles = "\n".join(_question(question, f"q{paper.version}") for question in paper.each())
+    instructions = (f'<div class="instructions">{to_html(paper.layout.instructions, math=MATH)}</div>'
+                    if paper.layout.instructions.strip() else "")
+    candidate = ('<div class="candidate"><span>Name:</span><span>Student ID:</span>'
+                 f'<span>Score: <span class="out-of">/ {paper.total_points:g}</span></span></div>')
+    return f'<section class="paper">\n{_header(paper.title, paper, instructions + candidate)}\n{articles}\n</section>'
 
 
 def _answers(paper: Paper) -> str:
-    articles = "\n".join(_answer(question) for question in paper.each())
+    articles = "\n".join(_answer(question, f"a{paper.version}") for question in paper.each())
     return f'<section class="answers">\n{_header("Answer sheet", paper)}\n{articles}\n</section>'
 
 
 def _header(title: str, paper: Paper, extra: str = "") -> str:
     return (f"<header><h1>{escape(title)}</h1>"
-            f'<p class="stamp">Seed {paper.selection.seed} · regenerate with <code>{escape(paper.command)}</code></p>'
+            f'<p class="stamp">{paper.totals} · seed {paper.selection.seed} · regenerate with '
+            f"<code>{escape(paper.command)}</code></p>"
             f"{extra}</header>")
 
 
 def _heading(question: Question) -> str:
     instance = question.instance
-    return (f'<h2><span class="number">{question.number}.</span>{to_html_inline(instance.title, math=MATH)}</h2>'
+    return (f'<h2><span class="number">{question.number}.</span>{to_html_inline(instance.title, math=MATH)}'
+            f'<span class="marks">[{marks(instance.points)}]</span></h2>'
             f'<p class="meta"><code>{escape(instance.key)}</code> · seed {instance.seed}</p>')
 
 
-def _question(question: Question) -> str:
+def _question(question: Question, prefix: str) -> str:
     instance = question.instance
     choices = "".join(f'<li><span class="letter">({chr(97 + i)})</span>{to_html_inline(choice, math=MATH)}</li>'
                       for i, choice in enumerate(instance.choices))
     parts = [_heading(question), to_html(instance.prompt, math=MATH), _figure(question, "prompt"),
              f'<ul class="choices">{choices}</ul>' if choices else "",
              f'<div class="work" style="height: {WORK_SPACE.get(instance.kind, DEFAULT_WORK_SPACE)}"></div>']
-    return _article(question, parts)
+    return _article(question, parts, prefix)
 
 
-def _answer(question: Question) -> str:
+def _answer(question: Question, prefix: str) -> str:
     accepted = f' <span class="accepted">(accepted {escape(question.accepted)})</span>' if question.accepted else ""
     parts = [_heading(question),
              f'<div class="answer"><strong>Answer:</strong> {_answer_html(question.sheet_answer)}{accepted}</div>',
              to_html(question.instance.solution, math=MATH), _figure(question, "solution"), _wrong_answers(question)]
-    return _article(question, parts)
+    return _article(question, parts, prefix)
 
 
 def _answer_html(answer: str) -> str:
@@ -142,8 +162,9 @@ def _figure(question: Question, where: str) -> str:
     return f"<figure>{figure_svg(question.instance)}</figure>"
 
 
-def _article(question: Question, parts: list[str]) -> str:
-    return f'<article id="q{question.number}">\n' + "\n".join(part for part in parts if part) + "\n</article>"
+def _article(question: Question, parts: list[str], prefix: str) -> str:
+    """One question's article; ids ``q1``… on the paper, ``a1``… on the answer sheet (one page holds both)."""
+    return f'<article id="{prefix}{question.number}">\n' + "\n".join(part for part in parts if part) + "\n</article>"
 
 
 _SECTIONS = {"paper": _paper, "answers": _answers}

@@ -1,8 +1,12 @@
-"""GitHub-flavoured Markdown with ``$…$`` math: the templates' own text, arranged as a paper."""
+"""GitHub-flavoured Markdown with ``$…$`` math: the templates' own text, arranged as a paper.
+
+Figures are SVG files written beside the paper (``paper.md`` → ``paper-figure-3.svg``) and linked
+from it; on standard output (no ``-o``) there is no file to link, so a figure is named instead.
+"""
 
 from __future__ import annotations
 
-from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
@@ -10,29 +14,61 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     return ("\n---\n\n".join(parts)).encode()
 
 
+def render_key(papers: list[Paper]) -> bytes:
+    """One answer key for every version: each version's answer sheet, one after another."""
+    return ("\n---\n\n".join(_answers(paper) for paper in papers)).encode()
+
+
 def _paper(paper: Paper) -> str:
-    return _header(f"# {paper.title}", paper) + "".join(_question(question) for question in paper.each())
+    instructions = f"{paper.layout.instructions.strip()}\n\n" if paper.layout.instructions.strip() else ""
+    return (_header(f"# {paper.title}", paper) + instructions
+            + "".join(_question(paper, question) for question in paper.each()))
 
 
 def _answers(paper: Paper) -> str:
-    return _header(f"# Answer sheet — {paper.title}", paper) + "".join(_answer(question) for question in paper.each())
+    return _header(f"# Answer sheet — {paper.title}", paper) + "".join(_answer(paper, question)
+                                                                       for question in paper.each())
 
 
 def _header(title: str, paper: Paper) -> str:
-    return f"{title}\n\nSeed {paper.selection.seed} · regenerate with `{paper.command}`\n\n"
+    return f"{title}\n\n{paper.totals} · seed {paper.selection.seed} · regenerate with `{paper.command}`\n\n"
 
 
-def _question(question: Question) -> str:
+def attachments(paper: Paper) -> list[tuple[str, bytes]]:
+    """The figures the paper and its answer sheet link to: (file name beside the paper, SVG)."""
+    from quizzer.figures import draw
+
+    return [(_figure_name(paper, question), draw(question.instance.figure).encode())
+            for question in paper.questions if question.instance.figure is not None and paper.output]
+
+
+def _figure_name(paper: Paper, question: Question) -> str:
+    stem = (paper.output or "paper").rsplit(".", 1)[0]
+    return f"{stem}-figure-{paper.version}{question.number}.svg"
+
+
+def _figure(paper: Paper, question: Question, where: str) -> str:
+    figure = question.instance.figure
+    if figure is None or figure.where != where:
+        return ""
+    if paper.output is None:
+        return f"*(Figure: export with `-o FILE` to get it as {_figure_name(paper, question)}.)*"
+    return f"![Figure for question {question.number}]({_figure_name(paper, question)})"
+
+
+def _question(paper: Paper, question: Question) -> str:
     instance = question.instance
-    lines = [_heading(question), "", instance.prompt.strip(), ""]
+    lines = [_heading(question), "", instance.prompt.strip(), "", _figure(paper, question, "prompt"), ""]
     lines += [f"- ({chr(97 + i)}) {choice}" for i, choice in enumerate(instance.choices)]
     return "\n".join(lines).rstrip() + "\n\n"
 
 
-def _answer(question: Question) -> str:
+def _answer(paper: Paper, question: Question) -> str:
     accepted = f" (accepted {question.accepted})" if question.accepted else ""
-    lines = [_heading(question), "", f"**Answer:** {question.sheet_answer.strip()}{accepted}", "",
-             "**Worked solution.**", "", question.instance.solution.strip(), ""]
+    gap = "\n\n" if question.answer_is_block else " "  # a list after the label would not be a list
+    lines = [_heading(question), "", f"**Answer:**{gap}{question.sheet_answer.strip()}{accepted}", "",
+             "**Worked solution.**", "", question.instance.solution.strip(), "", _figure(paper, question, "solution"),
+             ""]
     if question.wrong_answers:
         lines += ["**Common wrong answers.**", ""]
         lines += [f"- {_wrong_answer(wrong)}" for wrong in question.wrong_answers]
@@ -46,7 +82,8 @@ def _wrong_answer(wrong: CommonWrongAnswer) -> str:
 
 def _heading(question: Question) -> str:
     instance = question.instance
-    return f"## {question.number}. {instance.title}\n\n`{instance.key}` · seed {instance.seed}"
+    return (f"## {question.number}. {instance.title} [{marks(instance.points)}]\n\n"
+            f"`{instance.key}` · seed {instance.seed}")
 
 
 _SECTIONS = {"paper": _paper, "answers": _answers}

@@ -9,16 +9,23 @@ How quizzer's answer kinds map onto Moodle's question types:
 * ``choice`` → ``multichoice`` (single); ``multi`` → ``multichoice`` (multiple: each of the R
   correct options is worth 100/R %, each wrong one −100/R %: quizzer's own select-all rule);
   distractor feedback per option; display order kept.
-* ``bool`` → ``truefalse``.  ``shape`` / ``expression`` → ``shortanswer`` accepting the usual
-  written forms (Moodle compares text, so algebraically equal but differently written
-  expressions are not recognized).  ``text`` (recall cards) → ``essay`` with the model answer
-  as the grader information.
+* ``bool`` → ``truefalse`` (answers plain ``true`` / ``false``).  ``shape`` / ``expression`` →
+  ``shortanswer`` accepting the usual written forms, case-sensitive, every ``*`` escaped (``\\*``:
+  a bare star is Moodle's wildcard and would accept wrong answers).  Moodle compares text, so an
+  equal expression written differently is marked wrong there: the feedback says so.
+  ``text`` (recall cards) → ``essay`` with the model answer as the grader information.
 
-Math stays LaTeX in ``\\(…\\)`` for Moodle's MathJax filter; general feedback is the worked solution.
+Marks (``defaultgrade``) are the template's points.  The correct answer Moodle shows is the
+shortest decimal within 1/100 of the tolerance of the exact value, so it reads ``0.04223`` rather
+than ``0.04223421199751376`` while grading what quizzer grades.  Figures are embedded SVG files
+(``@@PLUGINFILE@@``).  Math stays LaTeX in ``\\(…\\)`` for Moodle's MathJax filter; general feedback
+is the worked solution.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
 from collections.abc import Callable
 from itertools import groupby
@@ -28,6 +35,7 @@ import numpy as np
 
 from quizzer.export.document import Paper, Question, Section
 from quizzer.export.richtext import to_html
+from quizzer.grading.match import is_discrete
 from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit
 from quizzer.templates.instance import Instance
 
@@ -51,19 +59,22 @@ def _category(question: Question) -> str:
 def _question(question: Question) -> str:
     instance = question.instance
     qtype, text, answers = _TYPES[instance.kind](question)
+    solution = instance.solution + (_TEXT_ONLY if instance.kind == "expression" else "")
     return (f'<question type="{qtype}">\n'
             f"<name><text>{escape(_name(question))}</text></name>\n"
-            f'<questiontext format="html">{_cdata(text)}</questiontext>\n'
-            f'<generalfeedback format="html">{_cdata(_html(instance.solution))}</generalfeedback>\n'
-            f"<defaultgrade>1</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
+            f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
+            f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
+            "</generalfeedback>\n"
+            f"<defaultgrade>{_number(instance.points)}</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
             f"<idnumber>{escape(f'{instance.key}@{instance.seed}')}</idnumber>\n"
             f"{answers}</question>")
 
 
 def _numerical(question: Question) -> tuple[str, str, str]:
     instance = question.instance
-    answers = [_answer(100, _number(instance.answer), "", _moodle_tolerance(instance, instance.answer), html=False)]
-    answers += [_answer(0, _number(wrong.value), wrong.feedback, _moodle_tolerance(instance, wrong.value), html=False)
+    tolerance = moodle_tolerance(instance, instance.answer)
+    answers = [_answer(100, _shown(instance.answer, tolerance), "", tolerance, html=False)]
+    answers += [_answer(0, _number(wrong.value), wrong.feedback, moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
     return "numerical", _html(instance.prompt), "".join(answers)
 
@@ -72,8 +83,10 @@ def _cloze(question: Question) -> tuple[str, str, str]:
     """One NUMERICAL blank per entry: Moodle has no vector or matrix answer of its own."""
     instance = question.instance
     rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
-    cells = ["".join(f"<td>{{1:NUMERICAL:={_number(value)}:{_number(_moodle_tolerance(instance, value))}}}</td>"
-                     for value in row) for row in rows]
+    exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
+    blanks = [[(value, 0.0 if exact else moodle_tolerance(instance, value)) for value in row] for row in rows]
+    cells = ["".join(f"<td>{{1:NUMERICAL:={_number(value)}:{_number(tolerance)}}}</td>" for value, tolerance in row)
+             for row in blanks]
     table = '<table class="quizzer-answer">' + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>"
     return "cloze", _html(instance.prompt) + table, ""
 
@@ -97,16 +110,22 @@ def _truefalse(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     feedback = " ".join(wrong.feedback for wrong in instance.spec.wrong_answers)
     answers = [_answer(100 if value == instance.answer else 0, str(value).lower(),
-                       "" if value == instance.answer else feedback) for value in (True, False)]
+                       "" if value == instance.answer else feedback, html=False) for value in (True, False)]
     return "truefalse", _html(instance.prompt), "".join(answers)
 
 
 def _shortanswer(question: Question) -> tuple[str, str, str]:
     instance = question.instance
-    answers = [_answer(100, form, "", html=False) for form in _written_forms(instance)]
-    answers += [_answer(0, str(wrong.value), wrong.feedback, html=False) for wrong in instance.spec.wrong_answers
-                if instance.kind == "expression"]
-    return "shortanswer", _html(instance.prompt), "<usecase>0</usecase>\n" + "".join(answers)
+    answers = [_answer(100, _literal(form), "", html=False) for form in written_forms(instance)]
+    answers += [_answer(0, _literal(str(wrong.value)), wrong.feedback, html=False)
+                for wrong in instance.spec.wrong_answers if instance.kind == "expression"]
+    # Case matters: d and D may be different variables, and quizzer reads them so.
+    return "shortanswer", _html(instance.prompt), "<usecase>1</usecase>\n" + "".join(answers)
+
+
+def _literal(text: str) -> str:
+    """A short answer that matches only itself: Moodle reads a bare ``*`` as "anything"."""
+    return text.replace("*", "\\*")
 
 
 def _essay(question: Question) -> tuple[str, str, str]:
@@ -117,7 +136,7 @@ def _essay(question: Question) -> tuple[str, str, str]:
     return "essay", _html(instance.prompt), settings + info
 
 
-def _written_forms(instance: Instance) -> list[str]:
+def written_forms(instance: Instance) -> list[str]:
     """The ways people write the same shape or expression, without duplicates."""
     if instance.kind == "shape":
         dims = [str(dim) for dim in instance.answer]
@@ -128,7 +147,7 @@ def _written_forms(instance: Instance) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
-def _moodle_tolerance(instance: Instance, value: float) -> float:
+def moodle_tolerance(instance: Instance, value: float) -> float:
     """Moodle's absolute tolerance: the widest bound quizzer's tolerance accepts (integers exact)."""
     if instance.kind == "integer":
         return 0.0
@@ -137,6 +156,15 @@ def _moodle_tolerance(instance: Instance, value: float) -> float:
     bounds = [tolerance.rel * abs(value) if tolerance.rel else 0.0, tolerance.abs or 0.0,
               half_unit(value, sig) if sig else 0.0]
     return max(bounds)
+
+
+def _shown(value: float, tolerance: float) -> str:
+    """The shortest decimal within 1/100 of the tolerance of ``value``: what Moodle shows as correct."""
+    for digits in range(1, 17):
+        text = f"{float(value):.{digits}g}"
+        if abs(float(text) - value) <= tolerance / 100:
+            return _number(float(text))
+    return _number(value)
 
 
 def _answer(fraction: float, text: str, feedback: str, tolerance: float | None = None, *, html: bool = True) -> str:
@@ -161,9 +189,26 @@ def _html(markdown: str) -> str:
     return to_html(markdown, math="mathjax")
 
 
+def _with_figure(question: Question, where: str, html: str) -> str:
+    """The text with the question's figure (if it goes ``where``) attached as an embedded SVG file."""
+    figure = question.instance.figure
+    if figure is None or figure.where != where:
+        return _cdata(html)
+    from quizzer.figures import draw
+
+    svg = draw(figure).encode()
+    name = f"figure-{hashlib.sha256(svg).hexdigest()[:12]}.svg"
+    image = f'<p><img src="@@PLUGINFILE@@/{name}" alt="figure" style="max-width: 100%"></p>'
+    encoded = base64.b64encode(svg).decode()
+    return _cdata(html + image) + f'\n<file name="{name}" path="/" encoding="base64">{encoded}</file>'
+
+
 def _cdata(html: str) -> str:
     return "<text><![CDATA[" + html.replace("]]>", "]]]]><![CDATA[>") + "]]></text>"
 
+
+_TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as written above, so an equal "
+              "expression written differently is marked wrong here; `quizzer grade` checks equivalence.")
 
 _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
     "number": _numerical, "integer": _numerical, "vector": _cloze, "matrix": _cloze,

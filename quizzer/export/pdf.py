@@ -9,18 +9,20 @@ that typst reads from.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from quizzer.common.errors import UserError
-from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section
+from quizzer.export.document import CommonWrongAnswer, Paper, Question, Section, marks
 from quizzer.export.richtext import escape_typst, to_typst, to_typst_inline
 
+TYPST_PAPER = {"a4": "a4", "letter": "us-letter"}
 WORK_SPACE = {"choice": "1.5em", "multi": "1.5em", "bool": "1.5em", "shape": "3em", "text": "9em"}
 DEFAULT_WORK_SPACE = "7em"
 
 PREAMBLE = """
 #set document(title: TITLE, author: "quizzer", date: none)
-#set page(paper: "a4", margin: (x: 18mm, top: 18mm, bottom: 20mm),
+#set page(paper: PAPER, margin: (x: 18mm, top: 18mm, bottom: 20mm),
   footer: context text(size: 8pt, fill: luma(110))[FOOTER #h(1fr) #counter(page).display("1 / 1", both: true)])
 #set text(font: "Libertinus Serif", size: 10.5pt, lang: "en")
 #set par(leading: 0.62em, spacing: 0.9em)
@@ -32,10 +34,10 @@ PREAMBLE = """
 #set list(indent: 0.6em)
 #set enum(indent: 0.6em)
 // A display formula or figure wider than the text is scaled down to fit instead of running off the page.
-#let fit-width(body) = layout(size => {
+#let fit-width(body) = align(center, layout(size => {
   let width = measure(body).width
   if width > size.width { scale(size.width / width * 100%, reflow: true, body) } else { body }
-})
+}))
 #let meta(body) = text(size: 8pt, fill: luma(100), body)
 #let work(height) = block(width: 100%, height: height, stroke: (paint: luma(200), dash: "dashed"), radius: 3pt)
 #let answer-box(body) = block(width: 100%, fill: rgb("#f2f6fc"), stroke: (left: 2.5pt + rgb("#1a56a8")),
@@ -47,11 +49,25 @@ PREAMBLE = """
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
+    return _compile(lambda root: typst_source(paper, sections, root))
+
+
+def render_key(papers: list[Paper]) -> bytes:
+    """One answer key for every version: each version's answer sheet, each starting on a new page."""
+    def source(root: Path) -> str:
+        body = "\n#pagebreak()\n".join(_answers(paper, root) for paper in papers)
+        footer = escape_typst(f"Answer key · {papers[0].selection.describe()} · versions "
+                              f"{papers[0].version}–{papers[-1].version}")
+        return _preamble("Answer key", footer, papers[0].layout.paper_size) + body
+    return _compile(source)
+
+
+def _compile(source: Callable[[Path], str]) -> bytes:
     import typst
 
     with tempfile.TemporaryDirectory(prefix="quizzer-pdf-") as folder:
         root = Path(folder)
-        (root / "main.typ").write_text(typst_source(paper, sections, root), encoding="utf-8")
+        (root / "main.typ").write_text(source(root), encoding="utf-8")
         try:
             return typst.compile(str(root / "main.typ"), root=str(root), ignore_system_fonts=True, format="pdf")
         except typst.TypstError as exc:  # a formula the converter got wrong: say which, never a traceback
@@ -62,13 +78,22 @@ def typst_source(paper: Paper, sections: tuple[Section, ...], root: Path) -> str
     """The typst document for ``sections``; its figures are written into ``root`` beside it."""
     body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
     footer = escape_typst(f"{paper.title} · seed {paper.selection.seed}")
-    return PREAMBLE.replace("TITLE", _string(paper.title)).replace("FOOTER", footer) + body
+    return _preamble(paper.title, footer, paper.layout.paper_size) + body
+
+
+def _preamble(title: str, footer: str, paper_size: str) -> str:
+    paper = _string(TYPST_PAPER[paper_size])
+    return PREAMBLE.replace("TITLE", _string(title)).replace("FOOTER", footer).replace("PAPER", paper)
 
 
 def _paper(paper: Paper, root: Path) -> str:
-    header = (f"= {escape_typst(paper.title)}\n#meta[{_stamp(paper)}]\n\n"
-              "#grid(columns: (1fr, 1fr, 1fr), column-gutter: 12pt, [Name: #box(width: 1fr, repeat[\\_])],"
-              " [Date: #box(width: 1fr, repeat[\\_])], [Score: #box(width: 1fr, repeat[\\_])])\n"
+    instructions = f"#block(width: 100%, inset: (y: 4pt))[{to_typst(paper.layout.instructions)}]\n" \
+        if paper.layout.instructions.strip() else ""
+    # The candidate box: name and student ID to fill in, the score out of the paper's total.
+    header = (f"= {escape_typst(paper.title)}\n#meta[{_stamp(paper)}]\n\n{instructions}"
+              "#block(width: 100%, stroke: 0.8pt, inset: 8pt, radius: 2pt, grid(columns: (1.4fr, 1fr, 0.8fr), "
+              "column-gutter: 14pt, [Name: #box(width: 1fr, repeat[\\_])], [Student ID: #box(width: 1fr, repeat[\\_])],"
+              f" [Score: #box(width: 1fr, repeat[\\_]) / {paper.total_points:g}]))\n"
               "#line(length: 100%, stroke: 1pt)\n")
     return header + "\n".join(_question(question, root) for question in paper.each())
 
@@ -80,12 +105,16 @@ def _answers(paper: Paper, root: Path) -> str:
 
 def _stamp(paper: Paper) -> str:
     """Seed and regenerate command; the command as raw text so its quotes stay straight for copying."""
-    return f"Seed {paper.selection.seed} · regenerate with: #raw({_string(paper.command)})"
+    # The command on a line of its own, so it is never broken where a reader would copy it.
+    return (f"{escape_typst(paper.totals)} · seed {paper.selection.seed} · regenerate with: #linebreak()"
+            f"#raw({_string(paper.command)})")
 
 
 def _heading(question: Question) -> str:
     instance = question.instance
-    return (f"== {question.number}. {to_typst_inline(instance.title)}\n"
+    # Marks sit at the right edge of the heading, where a marker adds them up.
+    return (f"== {question.number}. {to_typst_inline(instance.title)} #h(1fr) "
+            f"#text(size: 9pt, weight: \"regular\")[\\[{escape_typst(marks(instance.points))}\\]]\n"
             f"#meta[{escape_typst(instance.key)} · seed {instance.seed}]\n\n")
 
 
@@ -101,11 +130,12 @@ def _question(question: Question, root: Path) -> str:
 def _answer(question: Question, root: Path) -> str:
     accepted = f" #text(fill: luma(100))[(accepted {escape_typst(question.accepted)})]" if question.accepted else ""
     shown = question.sheet_answer
-    answer = to_typst(shown) if "\n" in shown.strip() else to_typst_inline(shown)
+    answer = f"\n\n{to_typst(shown)}" if question.answer_is_block else to_typst_inline(shown)
     wrong = "".join(f"- {_wrong_answer(wrong)}\n" for wrong in question.wrong_answers)
     notes_box = f"#notes-box[*Common wrong answers*\n\n{wrong}]\n" if wrong else ""
-    return (f"#block(breakable: true, below: 1.4em)[\n{_heading(question)}"
-            f"#answer-box[*Answer:* {answer}{accepted}]\n\n{to_typst(question.instance.solution)}\n\n"
+    # The heading stays with its answer: never alone at the foot of a page.
+    return (f"#block(breakable: true, below: 1.4em)[\n#block(breakable: false)[{_heading(question)}"
+            f"#answer-box[*Answer:* {answer}{accepted}]]\n\n{to_typst(question.instance.solution)}\n\n"
             f"{_figure(question, 'solution', root)}{notes_box}]")
 
 
@@ -120,7 +150,7 @@ def _figure(question: Question, where: str, root: Path) -> str:
         return ""
     from quizzer.figures import draw
 
-    name = f"figure-{question.number}.svg"
+    name = f"figure-{question.instance.key.replace('/', '-').replace(' ', '-')}-{question.instance.seed}.svg"
     (root / name).write_text(draw(figure), encoding="utf-8")
     # At its own size (its text then matches the body's), unless it is wider than the text.
     return f'#align(center, fit-width(image("{name}")))\n\n'

@@ -28,10 +28,56 @@ from quizzer.export.typstmath import latex_to_typst
 MathStyle = Literal["mathml", "mathjax"]
 
 
-def _mathml(tex: str, options: dict[str, Any]) -> str:
+def mathml(tex: str, *, display: bool) -> str:
+    """MathML for ``tex`` as Chromium's MathML Core shows it: it ignores ``mathvariant`` (but "normal"),
+    so styled letters become their Unicode characters, and it spaces a minus by its position only."""
     from latex2mathml.converter import convert
 
-    return convert(tex, display="block" if options["display_mode"] else "inline")
+    converted = convert(_UNBRACED_STYLE.sub(r"\\\1{\2}", tex), display="block" if display else "inline")
+    converted = _STYLED.sub(_unicode_styled, converted)
+    converted = _MONOSPACE.sub(_monospace, converted)
+    converted = _FUNCTION_THEN_ARGUMENT.sub(r'\1<mspace width="0.1667em"></mspace>', converted)
+    return _SIGN_AFTER_OPENING.sub(r"\1<mrow><mo>&#x02212;</mo>\2</mrow>", converted)
+
+
+# \mathbf 1, \mathbb R: latex2mathml styles only a braced argument as the letter it means.
+_UNBRACED_STYLE = re.compile(r"\\(mathbb|mathbf|mathcal|mathrm|mathsf|boldsymbol|texttt)\s+([A-Za-z0-9])")
+_STYLED = re.compile(r'<(mi|mn) mathvariant="(bold|double-struck|bold-italic)">([^<]+)</\1>')
+_MONOSPACE = re.compile(r'<mtext mathvariant="monospace">([^<]*)</mtext>')
+_TEX_ESCAPE = re.compile(r"\\([_%&#$])")
+_FUNCTIONS = "log|ln|exp|sin|cos|tan|tanh|max|min|arg ?max|arg ?min|softmax|Var|E|LN|det|sup|inf"
+# A function name straight before a letter or number (\max e, \log p): Chromium would print "maxe".
+_FUNCTION_THEN_ARGUMENT = re.compile(rf"(<m[io]>(?:{_FUNCTIONS})</m[io]>)(?=(?:<mrow>)*<(?:m[in][ >]|msub>|msup>))")
+# A minus after an opening bracket, a comma or "=" is a sign: spaced as subtraction unless it starts a row.
+_SIGN_AFTER_OPENING = re.compile(
+    r"(<mo[^>]*>(?:\[|\(|&#x0005B;|&#x00028;|,|&#x0002C;|&#x0003D;)</mo>)<mo>&#x02212;</mo>(<m[in]>[^<]+</m[in]>|<mo>&#x0221E;</mo>)")
+_DOUBLE_STRUCK = {"C": "\u2102", "H": "\u210d", "N": "\u2115", "P": "\u2119", "Q": "\u211a", "R": "\u211d",
+                  "Z": "\u2124"}
+
+
+def _monospace(match: re.Match[str]) -> str:
+    """Code in maths (``\\texttt{scaled\\_var}``) in a monospace font, its TeX escapes undone."""
+    code = _TEX_ESCAPE.sub(lambda escaped: escaped[1], match[1])
+    return f'<mtext style="font-family: monospace">{code}</mtext>'
+
+
+def _unicode_styled(match: re.Match[str]) -> str:
+    """A bold digit or a double-struck letter as its own Unicode character; other styles are dropped."""
+    tag, style, text = match[1], match[2], html.unescape(match[3])
+    if len(text) == 1 and style == "bold" and text.isdigit():
+        text = chr(0x1D7CE + int(text))
+    elif len(text) == 1 and style == "bold" and text.isascii() and text.isalpha():
+        text = chr((0x1D400 if text.isupper() else 0x1D41A) + ord(text.upper() if text.isupper() else text) -
+                   ord("A" if text.isupper() else "a"))
+    elif len(text) == 1 and style == "double-struck" and text in _DOUBLE_STRUCK:
+        text = _DOUBLE_STRUCK[text]
+    elif len(text) == 1 and style == "double-struck" and text.isascii() and text.isalpha():
+        text = chr((0x1D538 if text.isupper() else 0x1D552) + ord(text) - ord("A" if text.isupper() else "a"))
+    return f"<{tag}>{html.escape(text, quote=False)}</{tag}>"
+
+
+def _mathml(tex: str, options: dict[str, Any]) -> str:
+    return mathml(tex, display=options["display_mode"])
 
 
 def _mathjax(tex: str, options: dict[str, Any]) -> str:
@@ -44,9 +90,13 @@ _MATH_RENDERERS: dict[str, Callable[[str, dict[str, Any]], str]] = {"mathml": _m
 
 @functools.cache
 def _markdown(math: MathStyle = "mathml") -> MarkdownIt:
-    return (MarkdownIt("commonmark", {"html": False}).enable("table")
-            .use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
-                 double_inline=True, renderer=_MATH_RENDERERS[math]))
+    parser = (MarkdownIt("commonmark", {"html": False}).enable("table")
+              .use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False,
+                   double_inline=True, renderer=_MATH_RENDERERS[math]))
+    # $$…$$ inside a paragraph: the plugin wraps it in a <div>, which may not sit inside a <p>.
+    parser.add_render_rule("math_inline_double", lambda self, tokens, index, options, env: (
+        f'<span class="math display">{_MATH_RENDERERS[math](tokens[index].content, {"display_mode": True})}</span>'))
+    return parser
 
 
 def to_html(text: str, *, math: MathStyle) -> str:
@@ -129,11 +179,13 @@ def escape_typst(text: str) -> str:
     return "".join("\\" + char if char in _TYPST_MARKUP else char for char in text)
 
 
+# "1. " opening a line or a block is a numbered-list item in typst: "**1. Project.**" must stay text.
+_NUMBERED = re.compile(r"^(\d+)\.(?=\s|$)")
 _TYPST_MARKUP = frozenset("\\#$*_`[]<>@=~/+-")  # quotes stay: typst makes them typographic
 
 _TYPST_NODES: dict[str, Callable[[SyntaxTreeNode], str]] = {
     "paragraph": lambda node: _children(node) + "\n\n",
-    "text": lambda node: escape_typst(node.content),
+    "text": lambda node: _NUMBERED.sub(r"\1\\.", escape_typst(node.content)),
     "softbreak": lambda node: " ",
     "hardbreak": lambda node: " \\\n",
     "strong": lambda node: f"#strong[{_children(node)}]",

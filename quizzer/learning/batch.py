@@ -185,7 +185,9 @@ class BatchGrader:
         if not self.dry_run:
             self._study(learner).record(instance, line.answer, verdict, line.seconds)
         return {"line": line.number, "learner": learner,
-                **verdict_json(line.key, line.seed, verdict, recorded=not self.dry_run)}
+                **verdict_json(line.key, line.seed, verdict, recorded=not self.dry_run),
+                # marks: the question's points, scaled by the score (a select-all answer earns part of them)
+                "points": instance.points, "earned": round(verdict.score * instance.points, 6)}
 
     def _verdict(self, line: Line, instance: Instance) -> Verdict:
         """Grading is pure, and a class types the same right answers and the same mistakes again and

@@ -59,12 +59,13 @@ class Instance:
     choices: tuple[str, ...] = ()
     figure: Figure | None = None
     mistakes: tuple[Mistake, ...] = ()   # what each known mistake answers here, as it would be typed
+    points: float = 1.0  # marks: the template's ``points:`` or its kind's default
     values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
             "key": self.key, "seed": self.seed, "kind": self.kind, "title": self.title,
-            "week": self.week, "topics": list(self.topics), "prompt": self.prompt,
+            "week": self.week, "topics": list(self.topics), "prompt": self.prompt, "points": self.points,
         }
         if self.choices:
             data["choices"] = list(self.choices)
@@ -97,7 +98,7 @@ def make_instance(template: Template, seed: int) -> Instance:
             topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
             solution=render(template.solution, "solution"), answer=answer,
             answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env),
-            mistakes=known_mistakes(template, spec.wrong_answers, choices), values=env,
+            mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,
         )
 
 

@@ -34,5 +34,5 @@ def _identity(text: str) -> str:
 
 
 def render_json(instances: Sequence[Instance], *, solutions: bool) -> str:
-    """Instances as the JSON list ``generate --format json`` prints and ``export --format json`` writes."""
+    """Instances as the JSON list ``generate --format json`` prints (``export --format json`` wraps them)."""
     return json.dumps([instance.to_json(solutions=solutions) for instance in instances], indent=2, ensure_ascii=False)

@@ -16,6 +16,9 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
 Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
+# Marks a question is worth when its template gives no ``points:``: by how much work its answer takes.
+DEFAULT_POINTS: dict[str, float] = {"bool": 1, "choice": 1, "shape": 1, "integer": 2, "number": 2, "multi": 2,
+                                    "expression": 2, "vector": 2, "matrix": 3, "text": 4}
 
 # Keys and names are matched whole (``fullmatch``: ``$`` alone would let a final newline through)
 # and in ASCII only (``\d`` alone would take any script's digits).
@@ -205,6 +208,7 @@ class Template(_Strict):
     solution: Text
     figure: FigureSpec | None = None
     tags: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(default_factory=list, max_length=20)
+    points: float | None = Field(default=None, gt=0, le=100, description="marks (default: by kind, DEFAULT_POINTS)")
 
     @field_validator("key")
     @classmethod
@@ -272,6 +276,11 @@ class Template(_Strict):
             if unknown:
                 raise ValueError(f"canonical values for unknown params: {', '.join(unknown)}")
         return self
+
+    @property
+    def marks(self) -> float:
+        """What the question is worth: its ``points:``, else the default for its kind."""
+        return self.points if self.points is not None else DEFAULT_POINTS[self.kind]
 
     @property
     def paper(self) -> str | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -75,5 +76,22 @@ def test_exporting_again_updates_the_same_notes(tmp_path: Path) -> None:
         assert sorted(collection.get_note(n).guid for n in collection.find_notes("")) == guids
         assert len(collection.models.all_names_and_ids()) == len(
             [m for m in collection.models.all_names_and_ids() if m.name != "quizzer question"]) + 1
+    finally:
+        collection.close()
+
+
+def test_a_fresh_export_of_the_same_questions_updates_their_notes(tmp_path: Path) -> None:
+    """Unseeded exports draw new numbers each time: the notes follow the template, so they are replaced."""
+    collection = anki_collection.Collection(str(tmp_path / "collection.anki2"))
+    try:
+        for seed in ("3", "4"):
+            deck = tmp_path / f"deck-{seed}.apkg"
+            result = runner.invoke(app, ["export", *KEYS, "--seed", seed, "--format", "apkg", "-o", str(deck)])
+            assert result.exit_code == 0, result.stderr
+            import_into(collection, deck)
+        notes = [collection.get_note(note_id) for note_id in collection.find_notes("")]
+        assert len(notes) == 3 and {note["Seed"] for note in notes} == {"4"}
+        figures = [name for note in notes for name in re.findall(r'<img src="([^"]+)"', note["Solution"])]
+        assert len(figures) == 1 and (Path(collection.media.dir()) / figures[0]).exists()
     finally:
         collection.close()

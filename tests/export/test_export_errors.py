@@ -91,7 +91,7 @@ def test_existing_answer_sheet_also_needs_force(out: Path) -> None:
 
 
 def test_a_failure_while_rendering_writes_nothing(out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(question: object) -> str:
+    def broken(paper: object, question: object) -> str:
         raise UserError("template 'x': field 'solution': cannot render")
 
     monkeypatch.setattr(quizzer.export.markdown, "_answer", broken)  # the paper renders, the answer sheet fails

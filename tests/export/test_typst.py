@@ -99,7 +99,8 @@ def test_pdf_has_paper_then_answer_sheet_with_math_and_figure(pdf_paper: Path) -
 
 
 def test_pdf_is_deterministic(pdf_paper: Path, tmp_path: Path) -> None:
-    again = tmp_path / "again.pdf"
+    (tmp_path / "again").mkdir()
+    again = tmp_path / "again" / "paper.pdf"  # the same name: the printed command names it
     keys = ("--key", "practice/warmup-rate", "--key", "2024T3_Q1_NA Q277", "--key", "practice/recall-attention-formula")
     assert runner.invoke(app, ["export", *keys, "--seed", "0", "--format", "pdf", "-o", str(again)]).exit_code == 0
     assert again.read_bytes() == pdf_paper.read_bytes()

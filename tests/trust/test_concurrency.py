@@ -71,7 +71,7 @@ def test_four_learners_an_exporter_and_an_importer_share_one_bank(bundled_bank: 
         assert out.count("recorded ") == ANSWERS
     for code, out, err in exports:
         assert code == 0 and err == "", err
-        assert len(json.loads(out)) == 20
+        assert len(json.loads(out)["questions"]) == 20
     assert [out.strip() for _, out, _ in imports[:1]] == ["1 added, 0 updated, 0 unchanged."]
     for code, out, err in imports[1:]:
         assert code == 0 and err == "", err

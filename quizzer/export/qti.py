@@ -1,0 +1,171 @@
+"""QTI 1.2 as Canvas imports it (Settings → Import course content → QTI .zip): one assessment of
+every question, graded by Canvas itself.  Blackboard reads the same package.
+
+Written here rather than with text2qti: text2qti reads its own plain-text quiz language and turns
+maths into images served by one institution's Canvas (or needs pandoc); our questions are already
+HTML with MathML, and the grading rules below must match quizzer's exactly, so the XML is built
+directly (ElementTree: every text escaped).
+
+How the answer kinds become Canvas questions (``points_possible`` is the question's points):
+
+* ``number`` / ``integer`` → ``numerical_question``: the exact value, or any number within
+  quizzer's absolute tolerance (the one Moodle gets; integers exact).
+* ``choice`` → ``multiple_choice_question``; ``bool`` → ``true_false_question``.
+* ``multi`` → ``multiple_answers_question``: each of the R right options adds 100/R, each wrong
+  one −100/R, the score floored at 0: quizzer's select-all rule.
+* ``shape`` / ``expression`` → ``short_answer_question`` accepting the usual written forms (Canvas
+  compares text: an equal expression written differently is marked wrong; the feedback says so).
+* ``vector`` / ``matrix`` / ``text`` → ``essay_question`` (graded by hand), the answer in the feedback.
+"""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Callable
+
+from quizzer.export.document import Paper, Question, Section
+from quizzer.export.moodle import moodle_tolerance, written_forms
+from quizzer.export.richtext import to_html, to_html_inline
+
+QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
+CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+ASSESSMENT = "quizzer-assessment"
+RESPONSE = "response1"
+_ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed, so the same paper gives the same bytes
+
+
+def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
+    del sections  # an LMS question holds its answer
+    root = ET.Element("questestinterop", xmlns=QTI_NS)
+    assessment = ET.SubElement(root, "assessment", ident=ASSESSMENT, title=paper.title)
+    section = ET.SubElement(assessment, "section", ident="root_section")
+    for question in paper.each():
+        section.append(_item(question))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, element in ((f"{ASSESSMENT}/{ASSESSMENT}.xml", root), ("imsmanifest.xml", _manifest())):
+            info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            package.writestr(info, ET.tostring(element, encoding="utf-8", xml_declaration=True))
+    return buffer.getvalue()
+
+
+def _manifest() -> ET.Element:
+    manifest = ET.Element("manifest", identifier="quizzer-manifest", xmlns=CP_NS)
+    metadata = ET.SubElement(manifest, "metadata")
+    ET.SubElement(metadata, "schema").text = "IMS Content"
+    ET.SubElement(metadata, "schemaversion").text = "1.1.3"
+    ET.SubElement(manifest, "organizations")
+    resources = ET.SubElement(manifest, "resources")
+    resource = ET.SubElement(resources, "resource", identifier=ASSESSMENT, type="imsqti_xmlv1p2")
+    ET.SubElement(resource, "file", href=f"{ASSESSMENT}/{ASSESSMENT}.xml")
+    return manifest
+
+
+def _item(question: Question) -> ET.Element:
+    instance = question.instance
+    qtype, build = _TYPES[instance.kind]
+    item = ET.Element("item", ident=f"q{question.number}", title=f"{question.number}. {instance.title}")
+    fields = ET.SubElement(ET.SubElement(item, "itemmetadata"), "qtimetadata")
+    for label, entry in (("question_type", qtype), ("points_possible", f"{instance.points:g}"),
+                         ("quizzer_instance", f"{instance.key}@{instance.seed}")):
+        field = ET.SubElement(fields, "qtimetadatafield")
+        ET.SubElement(field, "fieldlabel").text = label
+        ET.SubElement(field, "fieldentry").text = entry
+    presentation = ET.SubElement(item, "presentation")
+    _material(presentation, to_html(instance.prompt, math="mathml"))
+    processing = ET.SubElement(item, "resprocessing")
+    ET.SubElement(ET.SubElement(processing, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE",
+                  vartype="Decimal")
+    build(question, presentation, processing)
+    feedback = ET.SubElement(item, "itemfeedback", ident="general_fb")
+    _material(ET.SubElement(feedback, "flow_mat"), to_html(_feedback(question), math="mathml"))
+    return item
+
+
+def _feedback(question: Question) -> str:
+    instance = question.instance
+    note = ("\n\n*In Canvas:* the typed text is compared with the answer as written, so an equal expression "
+            "written differently is marked wrong here; `quizzer grade` checks equivalence."
+            if instance.kind == "expression" else "")
+    return f"**Answer:** {question.sheet_answer}\n\n{instance.solution}{note}"
+
+
+def _material(parent: ET.Element, html: str) -> None:
+    ET.SubElement(ET.SubElement(parent, "material"), "mattext", texttype="text/html").text = html
+
+
+def _condition(processing: ET.Element, score: float, action: str = "Set") -> ET.Element:
+    condition = ET.SubElement(processing, "respcondition", attrib={"continue": "Yes" if action == "Add" else "No"})
+    variables = ET.SubElement(condition, "conditionvar")
+    ET.SubElement(condition, "setvar", action=action, varname="SCORE").text = f"{score:.10g}"
+    return variables
+
+
+def _numerical(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
+    instance = question.instance
+    response = ET.SubElement(presentation, "response_str", ident=RESPONSE, rcardinality="Single")
+    ET.SubElement(ET.SubElement(response, "render_fib", fibtype="Decimal"), "response_label", ident="answer1")
+    value, tolerance = float(instance.answer), moodle_tolerance(instance, instance.answer)
+    either = ET.SubElement(_condition(processing, 100), "or")
+    ET.SubElement(either, "varequal", respident=RESPONSE).text = repr(value)
+    within = ET.SubElement(either, "and")
+    ET.SubElement(within, "vargte", respident=RESPONSE).text = repr(value - tolerance)
+    ET.SubElement(within, "varlte", respident=RESPONSE).text = repr(value + tolerance)
+
+
+def _choices(question: Question, presentation: ET.Element, options: list[str], multiple: bool) -> list[str]:
+    response = ET.SubElement(presentation, "response_lid", ident=RESPONSE,
+                             rcardinality="Multiple" if multiple else "Single")
+    render_choice = ET.SubElement(response, "render_choice")
+    idents = [f"choice{i}" for i in range(len(options))]
+    for ident, option in zip(idents, options, strict=True):
+        _material(ET.SubElement(render_choice, "response_label", ident=ident), option)
+    return idents
+
+
+def _choice(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
+    instance = question.instance
+    idents = _choices(question, presentation, [to_html_inline(c, math="mathml") for c in instance.choices], False)
+    ET.SubElement(_condition(processing, 100), "varequal", respident=RESPONSE).text = idents[int(instance.answer)]
+
+
+def _true_false(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
+    idents = _choices(question, presentation, ["True", "False"], False)
+    right = idents[0] if question.instance.answer else idents[1]
+    ET.SubElement(_condition(processing, 100), "varequal", respident=RESPONSE).text = right
+
+
+def _select_all(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
+    instance = question.instance
+    idents = _choices(question, presentation, [to_html_inline(c, math="mathml") for c in instance.choices], True)
+    right = set(instance.answer)
+    share = 100 / len(right)
+    for index, ident in enumerate(idents):  # quizzer's select-all rule: ±100/R per option, floored at 0
+        variables = _condition(processing, share if index in right else -share, action="Add")
+        ET.SubElement(variables, "varequal", respident=RESPONSE).text = ident
+
+
+def _short_answer(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
+    response = ET.SubElement(presentation, "response_str", ident=RESPONSE, rcardinality="Single")
+    ET.SubElement(ET.SubElement(response, "render_fib"), "response_label", ident="answer1", rshuffle="No")
+    variables = _condition(processing, 100)
+    for form in written_forms(question.instance):
+        ET.SubElement(variables, "varequal", respident=RESPONSE).text = form
+
+
+def _essay(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
+    response = ET.SubElement(presentation, "response_str", ident=RESPONSE, rcardinality="Single")
+    ET.SubElement(ET.SubElement(response, "render_fib"), "response_label", ident="answer1", rshuffle="No")
+    del processing  # graded by hand: no condition scores it
+
+
+_TYPES: dict[str, tuple[str, Callable[[Question, ET.Element, ET.Element], None]]] = {
+    "number": ("numerical_question", _numerical), "integer": ("numerical_question", _numerical),
+    "choice": ("multiple_choice_question", _choice), "bool": ("true_false_question", _true_false),
+    "multi": ("multiple_answers_question", _select_all),
+    "shape": ("short_answer_question", _short_answer), "expression": ("short_answer_question", _short_answer),
+    "vector": ("essay_question", _essay), "matrix": ("essay_question", _essay), "text": ("essay_question", _essay),
+}

@@ -1,0 +1,99 @@
+"""Moodle XML against the import and grading rules of Moodle that matter here: wildcards in short
+answers, true/false answers, marks, the shown correct answer, exact token ids, embedded figures."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.cli_runner import run
+from tests.export.clients import moodle_shortanswer_matches
+
+FIGURE_IN_PROMPT = "2024T1_ET_FN Q212"
+FIGURE_IN_SOLUTION = "practice/warmup-rate"
+TOKEN_IDS = "2024T1_Q1_NA Q192"  # a vector of token ids: graded exactly by quizzer
+
+
+@pytest.fixture(autouse=True)
+def prepared(bundled_bank: Path) -> Path:
+    return bundled_bank
+
+
+def moodle(tmp_path: Path, *selection: str) -> list[ET.Element]:
+    target = tmp_path / "bank.xml"
+    assert run("export", *selection, "--format", "moodle", "-o", str(target))[0] == 0
+    return [question for question in ET.parse(target).getroot() if question.get("type") != "category"]
+
+
+def instances(*selection: str) -> dict[str, dict]:
+    code, out, _ = run("generate", *selection, "--format", "json", "--solutions")
+    assert code == 0
+    return {f"{i['key']}@{i['seed']}": i for i in json.loads(out)}
+
+
+def test_short_answers_accept_no_wrong_answer_through_a_wildcard_or_case(tmp_path: Path) -> None:
+    questions = [q for q in moodle(tmp_path, "--seed", "4") if q.get("type") == "shortanswer"]
+    answers = instances("--seed", "4")
+    stars = 0
+    for question in questions:
+        ignore_case = question.findtext("usecase") != "1"
+        written = answers[question.findtext("idnumber")]["answer_text"].strip()
+        patterns = [a.findtext("text") or "" for a in question.findall("answer") if a.get("fraction") == "100"]
+        assert any(moodle_shortanswer_matches(p, written, ignore_case=ignore_case) for p in patterns), written
+        wrong = {written.replace("*", "/"), written.replace("*", "+"), written.replace("*", "*2*"), written.swapcase()}
+        wrong.discard(written)
+        stars += "*" in written
+        for pattern in patterns:
+            for response in wrong:
+                assert not moodle_shortanswer_matches(pattern, response, ignore_case=ignore_case), (pattern, response)
+    assert stars >= 5  # the bank's expression answers were among them
+
+
+def test_true_false_answers_are_plain_true_and_false(tmp_path: Path) -> None:
+    questions = [q for q in moodle(tmp_path, "--seed", "1") if q.get("type") == "truefalse"]
+    assert questions
+    for question in questions:
+        assert sorted(a.findtext("text") for a in question.findall("answer")) == ["false", "true"]
+
+
+def test_marks_are_the_templates_points(tmp_path: Path) -> None:
+    questions = moodle(tmp_path, "--seed", "2")
+    answers = instances("--seed", "2")
+    grades = {q.findtext("idnumber"): float(q.findtext("defaultgrade") or "nan") for q in questions}
+    assert grades == {key: float(instance["points"]) for key, instance in answers.items()}
+    assert len(set(grades.values())) > 1  # not one mark for everything
+
+
+def test_the_shown_correct_answer_is_rounded_yet_graded_as_quizzer_grades(tmp_path: Path) -> None:
+    questions = [q for q in moodle(tmp_path, "--seed", "3") if q.get("type") == "numerical"]
+    answers = instances("--seed", "3")
+    for question in questions:
+        right = next(a for a in question.findall("answer") if a.get("fraction") == "100")
+        shown, tolerance = right.findtext("text") or "", float(right.findtext("tolerance") or "nan")
+        exact = answers[question.findtext("idnumber")]["answer"]
+        assert len(re.sub(r"^[-0.]+|[.e].*$|\.", "", shown.replace(".", ""))) <= 10, shown
+        assert abs(float(shown) - exact) <= tolerance / 100 + 1e-12, (shown, exact, tolerance)
+
+
+def test_token_ids_in_a_cloze_are_exact(tmp_path: Path) -> None:
+    question = moodle(tmp_path, "--key", TOKEN_IDS, "--seed", "0")[0]
+    blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}]+)\}", question.findtext("questiontext/text") or "")
+    assert blanks and all(float(tolerance) == 0 for _, tolerance in blanks)
+
+
+@pytest.mark.parametrize(("key", "field"),
+                         [(FIGURE_IN_PROMPT, "questiontext"), (FIGURE_IN_SOLUTION, "generalfeedback")])
+def test_figures_are_embedded_as_plugin_files(tmp_path: Path, key: str, field: str) -> None:
+    question = moodle(tmp_path, "--key", key, "--seed", "0")[0]
+    holder = question.find(field)
+    assert holder is not None
+    files = holder.findall("file")
+    assert len(files) == 1 and files[0].get("encoding") == "base64" and files[0].get("path") == "/"
+    name = files[0].get("name") or ""
+    assert name.endswith(".svg") and f'src="@@PLUGINFILE@@/{name}"' in (holder.findtext("text") or "")
+    assert b"<svg" in base64.b64decode(files[0].text or "")
