@@ -1,6 +1,7 @@
 """Grading: reading what a student typed, comparing it with the expected answer, scoring, naming the mistake.
 
 Owns, from the bottom up:
+``budget`` one budget of steps, work, elements and time per template instance or typed answer;
 ``expr`` the bounded expression evaluator shared with templates (the security boundary);
 ``typed`` typed maths into that language: ``clean``, ``normalize``, powers of ten, the arithmetic
 checks, ``AnswerFormatError`` and ``ExpressionAnswer``;

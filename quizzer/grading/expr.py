@@ -15,44 +15,43 @@ whitelist).  What it does not have: attribute access, names starting with ``_``,
 lambdas, comprehensions, assignment, imports, keyword splats — the parser rejects
 every node type not listed in ``_ALLOWED_NODES``.
 
-Bounds: source length, nesting depth, the number of evaluation steps, the size of
-integers, strings and arrays (checked *before* anything large is allocated), the
-array elements built in all, and a wall-clock budget per evaluation.  Steps and
-elements can be shared by many evaluations (:func:`shared_budget`: one template
-instance evaluates dozens of expressions).  Every failure is an :class:`ExprError`
-with one readable line.
+Bounds: source length, nesting depth, and the size of integers, strings and lists here; steps,
+work inside calls (charged before each call by the function's cost rule, see :class:`Costed`),
+array elements (every result checked *before* it is allocated, integer-array indexing included)
+and a deadline in :mod:`quizzer.grading.budget`, shared by every evaluation of one template
+instance or typed answer.  Every failure is an :class:`ExprError` with one readable line.
 """
 
 from __future__ import annotations
 
 import ast
-import contextvars
 import functools
 import io
 import math
 import operator
 import time
 import tokenize
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from quizzer.common.errors import did_you_mean
+from quizzer.grading import budget as _budget
+from quizzer.grading.budget import (
+    MAX_ARRAY_ELEMENTS,
+    MAX_TOTAL_ELEMENTS,
+    Budget,
+    BudgetError,
+    Costed,
+)
 
 MAX_SOURCE_CHARS = 4000
 MAX_DEPTH = 40  # brackets
 MAX_TREE_DEPTH = 200  # syntax-tree levels: evaluation recurses once per level
-MAX_STEPS = 20_000
 MAX_INT_BITS = 4096  # ~1233 decimal digits: far beyond any parameter count
-MAX_ARRAY_ELEMENTS = 1_000_000
-# Every array built, added up: bounds memory even when many arrays live at once ([ones(1000, 1000),
-# ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work of a whole instance.
-MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_STRING_CHARS = 100_000
-MAX_SECONDS = 1.0
 
 
 class ExprError(ValueError):
@@ -175,7 +174,7 @@ def _check_node(node: ast.AST) -> None:
 def evaluate(
     source: str | Compiled,
     names: Mapping[str, Any] | None = None,
-    functions: Mapping[str, Callable[..., Any]] | None = None,
+    functions: Mapping[str, Callable[..., Any] | Costed] | None = None,
 ) -> Any:
     """Evaluate an expression with the given variables and callable whitelist."""
     compiled = source if isinstance(source, Compiled) else compile_expr(source)
@@ -186,6 +185,8 @@ def evaluate(
             return compiled.run(_Scope(names or {}, functions or {}))
     except ExprError:
         raise
+    except BudgetError as exc:
+        raise ExprError(str(exc)) from None
     except ZeroDivisionError:
         raise ExprError("division by zero") from None
     except OverflowError:
@@ -203,56 +204,35 @@ def _describe(exc: Exception) -> str:
     return message[:200]
 
 
-@dataclass
-class Budget:
-    """Steps taken and array elements built, by one evaluation or by several sharing it."""
-
-    steps: int = 0
-    elements: int = 0
-
-
-_SHARED: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("quizzer_expr_budget", default=None)
-
-
-@contextmanager
-def shared_budget() -> Iterator[Budget]:
-    """Every evaluation inside the ``with`` block spends from one budget: sixty derived values
-    of three million elements each are refused as surely as one expression building them all."""
-    budget = Budget()
-    token = _SHARED.set(budget)
-    try:
-        yield budget
-    finally:
-        _SHARED.reset(token)
-
-
 class _Scope:
-    """What one evaluation sees (variables, functions) and has spent (steps, elements, time)."""
+    """What one evaluation sees (variables, functions) and spends from (the instance's or its own budget)."""
 
-    __slots__ = ("names", "functions", "budget", "deadline")
+    __slots__ = ("names", "functions", "budget")
 
-    def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]):
+    def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any] | Costed]):
         self.names = names
         self.functions = functions
-        self.budget = _SHARED.get() or Budget()
-        self.deadline = time.monotonic() + MAX_SECONDS
+        self.budget = _budget.current() or Budget()
 
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
         bounded(value)
-        if isinstance(value, np.ndarray):
+        if isinstance(value, list):
+            self.budget.charge(len(value))  # bounded() looked at every item
+        elif isinstance(value, np.ndarray):
             self.budget.elements += value.size
             if self.budget.elements > MAX_TOTAL_ELEMENTS:
                 raise ExprError(f"more than {MAX_TOTAL_ELEMENTS:,} array elements built in all")
         return value
 
     def tick(self) -> None:
-        self.budget.steps += 1
-        if self.budget.steps > MAX_STEPS:
-            raise ExprError(f"more than {MAX_STEPS:,} evaluation steps in all")
+        budget = self.budget
+        budget.steps += 1
+        if budget.steps > budget.max_steps:
+            raise ExprError(f"more than {budget.max_steps:,} evaluation steps in all")
         # Every step, not every few hundred: one step may be a call that works on a million numbers.
-        if time.monotonic() > self.deadline:
-            raise ExprError(f"expression takes longer than {MAX_SECONDS:g} s")
+        if time.monotonic() > budget.deadline:
+            raise ExprError(f"the expressions take longer than {_budget.MAX_SECONDS:g} s in all")
 
 
 Closure = Callable[[_Scope], Any]
@@ -289,12 +269,12 @@ def _name(node: ast.Name) -> Closure:
 
 def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
-    guard = _GUARDS.get(type(node.op), check_broadcast)
+    guard = _GUARDS.get(type(node.op), _check_arithmetic)
 
     def run(scope: _Scope) -> Any:
         scope.tick()
         a, b = left(scope), right(scope)
-        guard(a, b)
+        scope.budget.charge(guard(a, b))
         return scope.keep(op(a, b))
     return run
 
@@ -330,7 +310,7 @@ def _compare(node: ast.Compare) -> Closure:
 
         def elementwise(scope: _Scope) -> Any:
             a, b = first(scope), comparator(scope)
-            check_broadcast(a, b)
+            scope.budget.charge(check_broadcast(a, b) + weight(a) + weight(b))
             return scope.keep(op(a, b))
         return elementwise
 
@@ -338,6 +318,7 @@ def _compare(node: ast.Compare) -> Closure:
         left = first(scope)
         for op, comparator in rest:
             right = comparator(scope)
+            scope.budget.charge(weight(left) + weight(right))
             if not _truth(op(left, right)):
                 return False
             left = right
@@ -367,8 +348,11 @@ def _call(node: ast.Call) -> Closure:
         values = [arg(scope) for arg in args]
         keywords = {key: value(scope) for key, value in kwargs}
         try:
+            if isinstance(function, Costed):  # charged before it runs, from its arguments' sizes
+                scope.budget.charge(*function.cost(*values, **keywords))
+                return scope.keep(function.function(*values, **keywords))
             return scope.keep(function(*values, **keywords))
-        except (ExprError, MemoryError, RecursionError):
+        except (ExprError, BudgetError, MemoryError, RecursionError):
             raise  # already readable, or reported by evaluate() in its own words
         except Exception as exc:  # noqa: BLE001
             # Any argument a YAML file can write reaches the function (an int where a dict belongs
@@ -389,8 +373,30 @@ def _subscript(node: ast.Subscript) -> Closure:
     value, index = _build(node.value), _index(node.slice)
 
     def run(scope: _Scope) -> Any:
-        return value(scope)[index(scope)]
+        container, at = value(scope), index(scope)
+        if isinstance(container, np.ndarray) and (size := _indexed_size(container.shape, at)):
+            scope.budget.charge(size, size)  # integer-array indexing builds a new array: bound it first
+            return scope.keep(container[at])
+        return container[at]
     return run
+
+
+def _indexed_size(shape: tuple[int, ...], index: Any) -> int:
+    """How many elements ``array[index]`` has at most: 0 for basic indexing (a view of the array,
+    never larger); for integer-array indexing the index arrays' broadcast shape times the axes
+    they leave (``zeros(1000)[zeros(1000, 1000)]`` would be a million elements from a thousand)."""
+    items = index if isinstance(index, tuple) else (index,)
+    arrays = [item.shape for item in items if isinstance(item, np.ndarray)]
+    if not arrays:
+        return 0
+    try:
+        size = math.prod(np.broadcast_shapes(*arrays))
+    except ValueError:
+        return 0  # index arrays that do not fit: NumPy refuses them before allocating
+    for axis, item in enumerate(items[:len(shape)]):
+        if isinstance(item, slice):
+            size *= shape[axis]
+    return size * math.prod(shape[len(items):])
 
 
 def _index(node: ast.expr) -> Closure:
@@ -446,51 +452,75 @@ def _as_array_if_numeric(items: list[Any]) -> Any:
     return items
 
 
-def _check_power(base: Any, exponent: Any) -> None:
+# The guards below run before an operator computes: each refuses a result over the element limit and
+# returns the element operations the operator will do, which the evaluator charges to the budget.
+
+def _check_power(base: Any, exponent: Any) -> int:
     whole = isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool)
     if whole and exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
         raise ExprError(f"{base}**{exponent} is too large")
-    check_broadcast(base, exponent)
+    return check_broadcast(base, exponent)
 
 
-def _check_repeat(left: Any, right: Any) -> None:
+def _check_repeat(left: Any, right: Any) -> int:
     # `"ab" * n` and `[..] * n` repeat sequences; bound the result before Python builds it.
     for seq, count in ((left, right), (right, left)):
-        if isinstance(seq, (str, list)) and isinstance(count, int) and len(seq) * max(count, 0) > MAX_STRING_CHARS:
-            raise ExprError("repeated sequence would be too long")
-    check_broadcast(left, right)
+        if isinstance(seq, (str, list)) and isinstance(count, int):
+            if len(seq) * max(count, 0) > MAX_STRING_CHARS:
+                raise ExprError("repeated sequence would be too long")
+            return len(seq) * max(count, 0)
+    return check_broadcast(left, right)
 
 
-def _check_modulo(left: Any, right: Any) -> None:
+def _check_modulo(left: Any, right: Any) -> int:
     # `"%999999999d" % 1` would build a gigabyte of spaces before any size check could see it.
     if isinstance(left, str):
         raise ExprError("'%' formatting of text is not allowed")
-    check_broadcast(left, right)
+    return check_broadcast(left, right)
 
 
-def check_broadcast(*operands: Any) -> None:
+def check_broadcast(*operands: Any) -> int:
     """Refuse element-wise work whose broadcast result exceeds the element limit, before NumPy
-    builds it: a (1000000, 1) and a (1, 1000) array are small, their sum is not."""
+    builds it: a (1000000, 1) and a (1, 1000) array are small, their sum is not.  Returns the
+    result's size (the work of computing it)."""
     if not any(isinstance(x, np.ndarray) for x in operands):
-        return  # numbers, text and lists cannot grow this way; bounded() checks them
+        return 1  # numbers, text and lists cannot grow this way; bounded() checks them
     try:
         shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
     except ValueError:
-        return  # shapes that do not fit: NumPy refuses them itself, before allocating
-    check_allocation(*shape)
+        return 1  # shapes that do not fit: NumPy refuses them itself, before allocating
+    return check_allocation(*shape)
 
 
-def _check_matmul(left: Any, right: Any) -> None:
-    """``a @ b`` yields [..., n, k] @ [..., k, m] → [..., n, m]; bound that before multiplying."""
+def _check_matmul(left: Any, right: Any) -> int:
+    """``a @ b`` yields [..., n, k] @ [..., k, m] → [..., n, m]; bound that before multiplying.
+    Each result element is a k-term dot product."""
     a, b = np.shape(left), np.shape(right)
     try:
         batch = np.broadcast_shapes(a[:-2], b[:-2])
     except ValueError:
-        return  # NumPy refuses mismatched batches itself
-    check_allocation(*batch, *a[-2:-1], *b[-1:] if len(b) > 1 else ())
+        return 1  # NumPy refuses mismatched batches itself
+    return check_allocation(*batch, *a[-2:-1], *b[-1:] if len(b) > 1 else ()) * (a[-1] if a else 1)
 
 
-_GUARDS: dict[type[ast.operator], Callable[[Any, Any], None]] = {
+def _check_arithmetic(left: Any, right: Any) -> int:
+    """+, -, /, //: element-wise on arrays; on text and lists `+` copies both (bounded() checks the result)."""
+    return check_broadcast(left, right) + weight(left) + weight(right)
+
+
+def weight(value: Any) -> int:
+    """How many elements, characters or items a value holds, for cost rules: cheap, never a long walk
+    (lists are flat and bounded; tuples come only from functions, a few items long)."""
+    if isinstance(value, np.ndarray):
+        return value.size
+    if isinstance(value, (str, list)):
+        return len(value)
+    if isinstance(value, tuple):
+        return sum(weight(item) for item in value)
+    return 1
+
+
+_GUARDS: dict[type[ast.operator], Callable[[Any, Any], int]] = {
     ast.Pow: _check_power, ast.Mult: _check_repeat, ast.Mod: _check_modulo, ast.MatMult: _check_matmul,
 }
 
@@ -505,11 +535,26 @@ def bounded(value: Any) -> Any:
         raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
     if isinstance(value, (str, list)) and len(value) > MAX_STRING_CHARS:
         raise ExprError("a string or list is too long")
+    if isinstance(value, list) and value:
+        _check_flat(value)
     return value
 
 
-def check_allocation(*dims: Any) -> None:
-    """Refuse an array whose requested shape exceeds the element limit, before allocating."""
+# What a list may hold (lists of numbers become arrays): a list of lists or arrays could hold far more
+# than it seems ([row] * 1000 is a thousand references), and the cost rules weigh a list by its length.
+_LIST_ITEMS = (int, float, str, bool, type(None), np.number, np.bool_)
+
+
+def _check_flat(items: list[Any]) -> None:
+    kinds = set(map(type, items))
+    if not all(issubclass(kind, _LIST_ITEMS) for kind in kinds):
+        raise ExprError("a list may hold only numbers, text and true/false, not lists, arrays or mappings")
+    if str in kinds and sum(len(item) for item in items if type(item) is str) > MAX_STRING_CHARS:
+        raise ExprError("the text in a list is too long")
+
+
+def check_allocation(*dims: Any) -> int:
+    """Refuse an array whose requested shape exceeds the element limit, before allocating; returns its size."""
     total = 1
     for dim in dims:
         if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool) or dim < 0:
@@ -518,6 +563,7 @@ def check_allocation(*dims: Any) -> None:
         if total > MAX_ARRAY_ELEMENTS:
             raise ExprError(f"an array of shape {tuple(int(d) for d in dims)} is too large "
                             f"(limit {MAX_ARRAY_ELEMENTS} elements)")
+    return total
 
 
 MATH_CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e, "inf": math.inf}

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
 from quizzer.grading.describe import describe, format_number
 from quizzer.grading.expr import ExprError
 from quizzer.grading.match import (
@@ -106,9 +107,15 @@ _CORRECT = _Outcome("correct", 1.0, "correct")
 # ----------------------------------------------------------------------------- grade
 
 def grade(spec: AnswerSpec, response: str) -> Verdict:
-    """Grade one typed response; unreadable text gives an ``invalid`` verdict, never an exception."""
+    """Grade one typed response; unreadable text gives an ``invalid`` verdict, never an exception.
+    Reading and checking it spend from one budget of MAX_ANSWER_STEPS steps (and one deadline)."""
     if spec.kind == "text":
         return self_grade(spec, response)
+    with shared_budget(Budget(max_steps=MAX_ANSWER_STEPS)):
+        return _grade(spec, response)
+
+
+def _grade(spec: AnswerSpec, response: str) -> Verdict:
     expected = expected_text(spec)
     try:
         got = parse(spec.kind, response, **_parse_context(spec))

@@ -31,11 +31,12 @@ import numpy as np
 
 from engine.mutations import Mutation, affecting
 from quizzer.common.errors import TemplateError
-from quizzer.grading.expr import ExprError, compile_expr, evaluate, shared_budget
+from quizzer.grading.budget import Costed, shared_budget
+from quizzer.grading.expr import ExprError, compile_expr, evaluate
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
 from quizzer.templates.catalog import misconception_feedback
-from quizzer.templates.functions import Function, guarded_as, template_functions
+from quizzer.templates.functions import guarded_as, template_functions
 from quizzer.templates.schema import Template
 
 # Kinds whose answer is computed from the template's values. A true/false answer is left out: its
@@ -61,7 +62,7 @@ def applicable_mutations(template: Template) -> tuple[Mutation, ...]:
     return affecting(names)
 
 
-def _slipped_table(mutation: Mutation) -> dict[str, Function]:
+def _slipped_table(mutation: Mutation) -> dict[str, Costed]:
     """The template function table with the mutation's functions in place of the engine's, behind
     the same size checks."""
     table = template_functions()

@@ -1,10 +1,13 @@
 """The functions a template expression may call: the engine, a maths whitelist, and formatters.
 
-Everything here is reachable from a YAML file, so every entry is pure, returns
-plain data, and refuses to allocate more than ``quizzer.grading.expr.MAX_ARRAY_ELEMENTS``
-elements *before* allocating.  Engine calls go through ``engine``'s dispatching
-functions, so ``with engine.use_backend("torch")`` recomputes a whole template
-with the independent PyTorch backend.
+Everything here is reachable from a YAML file, so every entry is pure, returns plain data, and
+comes with a **cost rule** (:class:`~quizzer.grading.budget.Costed`): from the call's arguments,
+before it runs, the element operations it will do and the elements its result will have.  The
+evaluator charges both to the instance's budget and refuses the call first if either is over a
+limit, so no single call can sort 10⁹ items or build a 10⁸-element array while the step clock is
+not looking.  The rules are upper bounds, kept cheap (a few shape lookups per call).  Engine calls
+go through ``engine``'s dispatching functions, so ``with engine.use_backend("torch")`` recomputes
+a whole template with the independent PyTorch backend.
 """
 
 from __future__ import annotations
@@ -17,24 +20,159 @@ from typing import Any
 import numpy as np
 
 import engine
-from quizzer.grading.expr import check_allocation, check_broadcast
+from quizzer.grading.budget import Costed
+from quizzer.grading.expr import check_allocation, check_broadcast, weight
 
 Function = Callable[..., Any]
+Cost = tuple[int, int]  # (element operations, result elements)
+
+# Relative costs, in NumPy element operations: a Python-level comparison or list step (sorted, min of
+# many values) is about fifty times dearer; formatting one number as text about a thousand times;
+# drawing a normal random number about four times.
+PYTHON_STEP = 50
+FORMAT_ONE = 1000
+DRAW = 4  # one normal random number
 
 
-def _first(n: Any, *_: Any, **__: Any) -> tuple[Any, ...]:
-    return (n,)
+# --- cost rules: one per function, from the arguments' sizes -----------------------------------
+
+def _linear(*args: Any, **kwargs: Any) -> Cost:
+    """Element-wise maps, reductions and copies: one operation per input element, a result at most as large."""
+    n = sum(weight(a) for a in (*args, *kwargs.values()))
+    return n, n
 
 
-# Engine functions whose integer arguments decide how much they allocate.
-_ALLOCATING: dict[str, Callable[..., tuple[Any, ...]]] = {
-    "causal_mask": lambda T, *_, **__: (T, T),
-    "padding_mask": lambda lengths, T, *_, **__: (len(np.atleast_1d(lengths)), T),
-    "sinusoidal_encoding": lambda n, d, *_, **__: (n, d),
-    "offset_rotation": lambda k, d, *_, **__: (d, d),
-    "encoding_dot": lambda k, d, *_, **__: (d,),
-    "encoding_sq_distance": lambda k, d, *_, **__: (d,),
-    "label_smoothing_targets": _first,
+def _scalar(*args: Any, **kwargs: Any) -> Cost:
+    """Functions of a few numbers (int, len, mha_params, …) or of an array's shape."""
+    return 1, 0
+
+
+def _python_loop(*args: Any, **kwargs: Any) -> Cost:
+    """Python-level work over every value (min/max of many values)."""
+    return PYTHON_STEP * sum(weight(a) for a in args), 0
+
+
+def _sorting(x: Any, *_: Any, **__: Any) -> Cost:
+    n = weight(x)
+    return PYTHON_STEP * n * max(n, 2).bit_length(), n
+
+
+def _formatting(value: Any, *_: Any, **__: Any) -> Cost:
+    return text_cost(value), 0
+
+
+def text_cost(value: Any) -> int:
+    """Writing a value as text: a thousand operations per number, one per character of text."""
+    return len(value) if isinstance(value, str) else FORMAT_ONE * weight(value)
+
+
+def _broadcasting(*args: Any, **kwargs: Any) -> Cost:
+    """where/clip/maximum/minimum/isclose: the broadcast result; where(condition) alone lists indices per axis."""
+    if len(args) == 1:
+        size = weight(args[0]) * max(np.ndim(args[0]), 1)
+        return size, size
+    size = check_broadcast(*args)
+    return size, size
+
+
+def _dims(shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    """zeros(2, 3) and zeros([2, 3]) alike."""
+    return tuple(shape[0]) if len(shape) == 1 and np.ndim(shape[0]) else shape
+
+
+def _allocating(*shape: Any) -> Cost:
+    size = check_allocation(*(int(d) for d in _dims(shape)))
+    return size, size
+
+
+def _reshape_cost(x: Any, *shape: Any) -> Cost:
+    return _allocating(*shape)
+
+
+def _eye_cost(n: Any) -> Cost:
+    return _allocating(n, n)
+
+
+def _arange_cost(*bounds: Any) -> Cost:
+    size = check_allocation(len(range(*(int(b) for b in bounds))))
+    return size, size
+
+
+def _outer_cost(a: Any, b: Any) -> Cost:
+    size = check_allocation(int(np.size(a)), int(np.size(b)))
+    return size, size
+
+
+def _dot_cost(a: Any, b: Any) -> Cost:
+    """np.dot's result shape is a.shape[:-1] + b.shape[:-2] + b.shape[-1:]; each entry sums a.shape[-1] terms."""
+    left, right = np.shape(a), np.shape(b)
+    size = check_allocation(*left[:-1], *right[:-2], *right[-1:] if len(right) > 1 else ())
+    return size * (left[-1] if left else 1), size
+
+
+def _joined_cost(*arrays: Any) -> Cost:
+    """concat/stack: the result holds every input."""
+    size = check_allocation(sum(int(np.size(a)) for a in arrays))
+    return size, size
+
+
+def _variance_cost(seed: Any, widths: Any, n_samples: Any = 20000) -> Cost:
+    """2 × n_samples × Σ widths normal draws, each a few operations to draw, multiply and sum (the
+    function refuses more than MAX_VARIANCE_DRAWS draws itself)."""
+    return max(DRAW * 2 * int(n_samples) * int(np.sum(widths)), 0), 2 * int(np.size(widths))
+
+
+# --- the engine ---------------------------------------------------------------------------------
+
+def _arrays(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[np.ndarray]:
+    values = [*args, *kwargs.values()]
+    values += [v for d in values if isinstance(d, dict) for v in d.values()]  # a layer's params dict
+    return [a for a in values if isinstance(a, np.ndarray)]
+
+
+def _extent(array: np.ndarray) -> int:
+    """An array's longest side once its leading axes are flattened into rows: rows or columns."""
+    columns = array.shape[-1] if array.ndim else 1
+    return max(array.size // max(columns, 1), columns)
+
+
+def _bilinear(*args: Any, **kwargs: Any) -> Cost:
+    """Attention, projections and layers are at most bilinear in their arrays: no intermediate is larger
+    than the product of the two longest extents among the arguments (scores are rows(Q) × rows(K): a
+    (30000, 1) query and key would need 9·10⁸), and each of its entries sums at most the longest axis
+    of any argument (d_k for QKᵀ, d_model for a projection).  So 64 heads of 1,000 × 1,000 attention
+    is refused for its 6·10¹⁰ operations although each input is small."""
+    arrays = _arrays(args, kwargs)
+    extents = sorted((_extent(a) for a in arrays), reverse=True)
+    intermediate = check_allocation(extents[0], extents[1]) if len(extents) > 1 else sum(a.size for a in arrays)
+    longest_axis = max((max(a.shape, default=1) for a in arrays), default=1)
+    return intermediate * longest_axis, intermediate
+
+
+def _engine_linear(*args: Any, **kwargs: Any) -> Cost:
+    """softmax, the norms, cross-entropy, teacher forcing: a few passes over their arrays."""
+    n = sum(a.size for a in _arrays(args, kwargs))
+    return n, n
+
+
+# One cost rule per engine function: a new engine function without one fails template_functions().
+_ENGINE_COSTS: dict[str, Callable[..., Cost]] = {
+    "softmax": _engine_linear, "layer_norm": _engine_linear, "batch_norm": _engine_linear,
+    "smoothed_cross_entropy": _engine_linear, "teacher_forcing_inputs": _engine_linear,
+    "scaled_dot_product_attention": _bilinear, "additive_attention": _bilinear,
+    "multi_head_attention": _bilinear, "feed_forward": _bilinear, "encoder_layer": _bilinear,
+    "decoder_layer": _bilinear,
+    "causal_mask": lambda T, *_, **__: _allocating(T, T),
+    "padding_mask": lambda lengths, T, *_, **__: _allocating(int(np.size(lengths)), T),
+    "sinusoidal_encoding": lambda n, d, *_, **__: _allocating(n, d),
+    "offset_rotation": lambda k, d, *_, **__: _allocating(d, d),
+    "encoding_dot": lambda k, d, *_, **__: _allocating(d),
+    "encoding_sq_distance": lambda k, d, *_, **__: _allocating(d),
+    "label_smoothing_targets": lambda n, target, *_, **__: _allocating(int(np.size(target)), n),
+    "mha_params": _scalar, "ffn_params": _scalar, "layer_norm_params": _scalar, "encoder_layer_params": _scalar,
+    "decoder_layer_params": _scalar, "stack_params": _scalar, "output_projection_params": _scalar,
+    "head_projection_params": _scalar, "score_entries": _scalar, "warmup_lr": _scalar,
+    "attention_shapes": _scalar,
 }
 # Takes a random generator; templates use dot_product_variances below instead.
 _NOT_FOR_TEMPLATES = {"dot_product_variance"}
@@ -52,64 +190,27 @@ def dot_product_variances(seed: int, widths: Any, n_samples: int = 20000) -> np.
     return np.array([engine.dot_product_variance(rng, d, int(n_samples)) for d in dims])
 
 
-def _extent(array: np.ndarray) -> int:
-    """An array's longest side once its leading axes are flattened into rows: rows or columns."""
-    columns = array.shape[-1] if array.ndim else 1
-    return max(array.size // max(columns, 1), columns)
-
-
-def _pairwise_guard(function: Function) -> Function:
-    """Refuse an engine call whose intermediates could exceed the element limit before it runs.
-
-    An engine layer is at most bilinear in its arrays: attention scores are rows(Q) × rows(K), a
-    projection rows(X) × columns(W).  So no intermediate is larger than the product of the two
-    longest extents among its arguments; a (30000, 1) query and key would need 9·10⁸ scores."""
-    @functools.wraps(function)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        extents = sorted((_extent(a) for a in (*args, *kwargs.values()) if isinstance(a, np.ndarray)), reverse=True)
-        if len(extents) > 1:
-            check_allocation(extents[0], extents[1])
-        return function(*args, **kwargs)
-    return call
-
-
-def guarded_as(name: str, function: Function) -> Function:
-    """`function` behind the size check of engine function `name`: the engine's own entries, and
-    an engine slip (engine.mutations) that quizzer.templates.discovery puts in their place."""
-    shape_of = _ALLOCATING.get(name)
-    if shape_of is None:
-        return _pairwise_guard(function)
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        check_allocation(*shape_of(*args, **kwargs))
-        return function(*args, **kwargs)
-
-    call.__name__ = name
-    return call
-
-
-def _engine_functions() -> dict[str, Function]:
+def _engine_functions() -> dict[str, Costed]:
     return {name: guarded_as(name, getattr(engine, name)) for name in engine.PUBLIC_API
             if name not in _NOT_FOR_TEMPLATES}
 
 
+def guarded_as(name: str, function: Function) -> Costed:
+    """`function` under the cost rule of engine function `name`: an engine slip (engine.mutations) that
+    quizzer.templates.discovery puts in the engine function's place is charged as the function it replaces."""
+    return Costed(function, _ENGINE_COSTS[name])
+
+
+# --- the maths whitelist ------------------------------------------------------------------------
+
 def _array_maker(make: Callable[..., np.ndarray]) -> Function:
     def call(*shape: Any) -> np.ndarray:
-        dims = tuple(int(d) for d in (shape[0] if len(shape) == 1 and np.ndim(shape[0]) else shape))
-        check_allocation(*dims)
-        return make(dims)
-
+        return make(tuple(int(d) for d in _dims(shape)))
     return call
-
-
-def _eye(n: int) -> np.ndarray:
-    check_allocation(n, n)
-    return np.eye(int(n))
 
 
 def _arange(*bounds: Any) -> np.ndarray:
     span = range(*(int(b) for b in bounds))
-    check_allocation(len(span))
     return np.arange(span.start, span.stop, span.step, dtype=float)
 
 
@@ -133,35 +234,6 @@ def _extreme(pick: Callable[..., Any], reduce: Callable[..., Any]) -> Function:
     return call
 
 
-def _elementwise(function: Function) -> Function:
-    """A NumPy function that broadcasts its arguments, size-checked before it runs."""
-    @functools.wraps(function)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        check_broadcast(*args)
-        return function(*args, **kwargs)
-    return call
-
-
-def _outer(a: Any, b: Any) -> np.ndarray:
-    check_allocation(np.size(a), np.size(b))
-    return np.outer(a, b)
-
-
-def _dot(a: Any, b: Any) -> Any:
-    """np.dot's result shape is a.shape[:-1] + b.shape[:-2] + b.shape[-1:]."""
-    left, right = np.shape(a), np.shape(b)
-    check_allocation(*left[:-1], *right[:-2], *right[-1:] if len(right) > 1 else ())
-    return np.dot(a, b)
-
-
-def _joined(join: Callable[[tuple[Any, ...]], np.ndarray]) -> Function:
-    """concat/stack: the result holds every input, so their sizes together are bounded."""
-    def call(*arrays: Any) -> np.ndarray:
-        check_allocation(sum(int(np.size(a)) for a in arrays))
-        return join(arrays)
-    return call
-
-
 def _as_int(x: Any) -> int:
     value = float(x)
     if not value.is_integer():
@@ -169,22 +241,30 @@ def _as_int(x: Any) -> int:
     return int(value)
 
 
-MATH: dict[str, Function] = {
-    "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10,
-    "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "abs": np.abs,
-    "floor": math.floor, "ceil": math.ceil, "round": _round, "int": _as_int, "float": float,
-    "min": _extreme(min, np.min), "max": _extreme(max, np.max), "sum": np.sum, "prod": np.prod, "mean": np.mean,
-    "var": np.var, "std": np.std,
-    "argmax": lambda x: int(np.argmax(x)), "argmin": lambda x: int(np.argmin(x)),
-    "all": lambda x: bool(np.all(x)), "any": lambda x: bool(np.any(x)), "len": len,
-    "array": lambda x: np.array(x, dtype=float), "zeros": _array_maker(np.zeros), "ones": _array_maker(np.ones),
-    "eye": _eye, "arange": _arange, "transpose": np.transpose, "dot": _dot, "outer": _outer,
-    "concat": _joined(lambda xs: np.concatenate(xs, axis=-1)), "stack": _joined(np.stack),
-    "reshape": lambda x, *shape: np.reshape(x, tuple(int(d) for d in shape)), "shape": lambda x: tuple(np.shape(x)),
-    "where": _elementwise(np.where), "clip": _elementwise(np.clip), "maximum": _elementwise(np.maximum),
-    "minimum": _elementwise(np.minimum), "relu": _relu,
-    "isclose": lambda a, b: bool(np.allclose(a, b)), "sorted": sorted, "unique": np.unique,
+# Each function with its cost rule.
+_MATH_RULES: dict[str, tuple[Function, Callable[..., Cost]]] = {
+    "sqrt": (np.sqrt, _linear), "exp": (np.exp, _linear), "log": (np.log, _linear), "log2": (np.log2, _linear),
+    "log10": (np.log10, _linear), "sin": (np.sin, _linear), "cos": (np.cos, _linear), "tan": (np.tan, _linear),
+    "tanh": (np.tanh, _linear), "abs": (np.abs, _linear), "relu": (_relu, _linear), "round": (_round, _linear),
+    "floor": (math.floor, _scalar), "ceil": (math.ceil, _scalar), "int": (_as_int, _scalar),
+    "float": (float, _scalar), "len": (len, _scalar), "shape": (lambda x: tuple(np.shape(x)), _linear),
+    "min": (_extreme(min, np.min), _python_loop), "max": (_extreme(max, np.max), _python_loop),
+    "sum": (np.sum, _linear), "prod": (np.prod, _linear), "mean": (np.mean, _linear), "var": (np.var, _linear),
+    "std": (np.std, _linear), "argmax": (lambda x: int(np.argmax(x)), _linear),
+    "argmin": (lambda x: int(np.argmin(x)), _linear), "all": (lambda x: bool(np.all(x)), _linear),
+    "any": (lambda x: bool(np.any(x)), _linear), "array": (lambda x: np.array(x, dtype=float), _linear),
+    "transpose": (np.transpose, _linear),
+    "zeros": (_array_maker(np.zeros), _allocating), "ones": (_array_maker(np.ones), _allocating),
+    "eye": (lambda n: np.eye(int(n)), _eye_cost), "arange": (_arange, _arange_cost),
+    "dot": (np.dot, _dot_cost), "outer": (np.outer, _outer_cost),
+    "concat": (lambda *xs: np.concatenate(xs, axis=-1), _joined_cost),
+    "stack": (lambda *xs: np.stack(xs), _joined_cost),
+    "reshape": (lambda x, *shape: np.reshape(x, tuple(int(d) for d in _dims(shape))), _reshape_cost),
+    "where": (np.where, _broadcasting), "clip": (np.clip, _broadcasting), "maximum": (np.maximum, _broadcasting),
+    "minimum": (np.minimum, _broadcasting), "isclose": (lambda a, b: bool(np.allclose(a, b)), _broadcasting),
+    "sorted": (sorted, _sorting), "unique": (np.unique, _sorting),
 }
+MATH: dict[str, Costed] = {name: Costed(function, cost) for name, (function, cost) in _MATH_RULES.items()}
 
 
 # --- formatting: how values appear in prompts and solutions -------------------------------------
@@ -267,11 +347,13 @@ def _digits_bounded(formatter: Function) -> Function:
     return call
 
 
-FORMATTERS: dict[str, Function] = {name: _digits_bounded(formatter) for name, formatter in
-                                   {"show": show, "fmt": fmt, "sig": sig, "tex": tex}.items()} | {"num": num}
+FORMATTERS: dict[str, Costed] = {name: Costed(_digits_bounded(formatter), _formatting) for name, formatter in
+                                 {"show": show, "fmt": fmt, "sig": sig, "tex": tex}.items()}
+FORMATTERS["num"] = Costed(num, _scalar)
 
 
 @functools.cache
-def template_functions() -> dict[str, Function]:
-    """Everything a template expression may call, built once per process."""
-    return {**MATH, **FORMATTERS, **_engine_functions(), "dot_product_variances": dot_product_variances}
+def template_functions() -> dict[str, Costed]:
+    """Everything a template expression may call, each with its cost rule, built once per process."""
+    return {**MATH, **FORMATTERS, **_engine_functions(),
+            "dot_product_variances": Costed(dot_product_variances, _variance_cost)}

@@ -23,7 +23,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from quizzer.common.errors import TemplateError
-from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, shared_budget
+from quizzer.grading.budget import Budget, BudgetError, shared_budget
+from quizzer.grading.budget import charge as charge_budget
+from quizzer.grading.budget import current as current_budget
+from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
 from quizzer.grading.match import values_match
 from quizzer.grading.tolerance import Tolerance
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer
@@ -32,7 +35,7 @@ from quizzer.templates.answer_text import answer_text as write_answer
 from quizzer.templates.catalog import misconception_feedback
 from quizzer.templates.discovery import Discovery
 from quizzer.templates.figure import Figure, FigureDataError, build_figure
-from quizzer.templates.functions import show, template_functions
+from quizzer.templates.functions import show, template_functions, text_cost
 from quizzer.templates.schema import Dim, ParamSpec, Template
 
 MAX_DRAWS = 100  # how often `require` may reject a draw before the template is declared unsatisfiable
@@ -77,12 +80,14 @@ class Instance:
         return data
 
 
-def make_instance(template: Template, seed: int) -> Instance:
-    """Sample, compute and render one instance of ``template``."""
-    with shared_budget():  # every expression of one instance spends from one budget
+def make_instance(template: Template, seed: int, budget: Budget | None = None) -> Instance:
+    """Sample, compute and render one instance of ``template``, spending from ``budget`` (a new one unless
+    given: ``quizzer validate`` passes its own to add up what all seeds cost)."""
+    with shared_budget(budget):  # every expression of one instance spends from one budget
         env = sample_values(template, seed)
         order = _choice_order(template, seed)
         answer, choices = _answer(template, env, order)
+        _charge_text(template, answer, "answer")  # written out as text, and typed back when validated
         env = {**env, "answer": answer}
         render = functools.partial(_render, template, env)
         answer_text = write_answer(template, answer, choices)
@@ -298,6 +303,7 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int],
         where = f"misconceptions.{i}.answer"
         value = (_render(template, env, str(m.answer), where) if template.kind == "expression"
                  else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
+        _charge_text(template, value, where)
         # A mistake that gives the right answer on this draw (bias=False makes "forgot the biases" harmless) is
         # no mistake here: it is dropped for this seed, so a right answer is never graded as a mistake.
         if values_match(template.kind, value, env["answer"], tolerance):
@@ -333,21 +339,41 @@ def _tolerance(template: Template) -> Tolerance:
 def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) -> Any:
     if not isinstance(source, str):
         return source  # a literal number or bool written directly in YAML
+    budget = current_budget()
+    fields = budget.fields if budget is not None else None
+    spent = budget.cost() if budget is not None and fields is not None else 0
     try:
         return evaluate(compile_expr(source), env, template_functions())
     except ExprError as exc:
         raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
+    finally:
+        if budget is not None and fields is not None:
+            fields[where] = fields.get(where, 0) + budget.cost() - spent
 
 
 def _render(template: Template, env: dict[str, Any], text: str, where: str) -> str:
     """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
     def substitute(match: re.Match[str]) -> str:
-        return show(_evaluate(template, match.group(1).strip(), env, where))
+        value = _evaluate(template, match.group(1).strip(), env, where)
+        _charge_text(template, value, where)  # {{ a_million_numbers }} is refused before it is written
+        return show(value)
 
     rendered = _PLACEHOLDER.sub(substitute, text)
     if "{{" in _PLACEHOLDER.sub("", text):  # "}}" alone is ordinary LaTeX (\sqrt{d_{k}}), "{{" never is here
         raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(template))
     return rendered
+
+
+def _charge_text(template: Template, value: Any, where: str) -> None:
+    """Charge writing ``value`` as text (Python work per number) to the instance's budget, before it is written."""
+    cost = text_cost(value)
+    try:
+        charge_budget(cost)
+    except BudgetError as exc:
+        raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
+    budget = current_budget()
+    if budget is not None and budget.fields is not None:
+        budget.fields[where] = budget.fields.get(where, 0) + cost
 
 
 def _figure(template: Template, env: dict[str, Any]) -> Figure | None:

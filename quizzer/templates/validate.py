@@ -9,14 +9,17 @@ is dropped for that seed by ``make_instance``: a right answer is never graded as
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
 from quizzer.common.errors import TemplateError, did_you_mean
+from quizzer.grading.budget import Budget
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
@@ -53,12 +56,15 @@ def check_references(template: Template, catalog: Catalog) -> None:
 
 
 def check_renders(template: Template, seeds: Iterable[int]) -> int:
-    """Render every seed and check each instance; returns how many seeds were rendered."""
+    """Render every seed and check each instance, within the validation budget; returns how many seeds
+    were rendered."""
+    seeds = list(seeds)
     answers: set[str] = set()  # the true/false or choice answers drawn
-    count = 0
+    spent = ValidationSpend(template, len(seeds))
     for seed in seeds:
+        budget = Budget(fields=spent.fields)
         try:
-            instance = make_instance(template, seed)
+            instance = make_instance(template, seed, budget)
             check_instance(instance)
         except TemplateError as exc:
             raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=f"template {template.key!r}") from None
@@ -69,9 +75,58 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
                                 "please report this file to quizzer's maintainers",
                                 where=f"template {template.key!r}") from None
         answers.add(instance.answer_text)
-        count += 1
-    _check_answer_varies(template, answers, count)
-    return count
+        spent.add(budget)
+    _check_answer_varies(template, answers, len(seeds))
+    return len(seeds)
+
+
+# --- the validation budget: all seeds of one template together ----------------------------------
+# Each instance has its own budget (quizzer.grading.budget); these bound all seeds of a template, so a
+# file whose every instance stays just under the instance limits is still refused in seconds, and
+# early: the spend so far is projected over every seed after each one.  The bundled bank's costliest
+# template spends about a tenth of each (SECURITY.md).
+MAX_VALIDATION_COST = 3_000_000_000  # element operations (steps weighted as budget.STEP_WORK)
+MAX_VALIDATION_CPU_SECONDS = 10.0  # processor time, so a busy machine does not refuse a good file
+_PROJECT_AFTER_CPU_SECONDS = 1.0  # the first seeds warm caches: project from a second's worth of them
+
+
+class ValidationSpend:
+    """What the seeds rendered so far cost, projected over all of them.  Seed 0 of a template with
+    ``canonical`` values draws the notes' own numbers (often the largest: the variance experiment's
+    13.6 M draws), so it counts once, unprojected."""
+
+    def __init__(self, template: Template, seeds: int):
+        self.template, self.seeds, self.done = template, seeds, 0
+        self.fields: dict[str, int] = {}
+        self.first_cost, self.cost, self.first_cpu = 0, 0, 0.0
+        self.started = time.process_time()
+
+    def add(self, budget: Budget) -> None:
+        self.done += 1
+        self.cost += budget.cost()
+        cpu = time.process_time() - self.started
+        if self.done == 1 and self.template.canonical:
+            self.first_cost, self.first_cpu = self.cost, cpu
+        projected_cost = int(self.first_cost + self._projected(self.cost - self.first_cost))
+        if projected_cost > MAX_VALIDATION_COST:
+            self._refuse(f"{self.seeds} seeds would cost about {projected_cost:,} element operations "
+                         f"(limit {MAX_VALIDATION_COST:,})")
+        projected_cpu = self.first_cpu + self._projected(cpu - self.first_cpu)
+        if cpu > MAX_VALIDATION_CPU_SECONDS or (cpu > _PROJECT_AFTER_CPU_SECONDS
+                                                  and projected_cpu > MAX_VALIDATION_CPU_SECONDS):
+            self._refuse(f"{self.seeds} seeds would take about {projected_cpu:.0f} s of processor time "
+                         f"(limit {MAX_VALIDATION_CPU_SECONDS:g} s)")
+
+    def _projected(self, spent: float) -> Any:
+        """``spent`` by the seeds rendered so far (not counting a canonical seed 0), scaled to all of them."""
+        skipped = 1 if self.template.canonical else 0
+        rendered, total = self.done - skipped, self.seeds - skipped
+        return spent * total // rendered if rendered > 0 else 0
+
+    def _refuse(self, what: str) -> None:
+        costliest = max(self.fields, key=self.fields.__getitem__, default="answer")
+        share = self.fields.get(costliest, 0) * 100 // max(self.cost, 1)
+        _fail(self.template, costliest, f"too costly to validate: {what}; this field does {share} % of the work")
 
 
 def _check_answer_varies(template: Template, answers: set[str], count: int) -> None:

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from quizzer.grading import expr
+from quizzer.grading import budget, expr
 from quizzer.grading.expr import ExprError
 from quizzer.grading.parse import parse
 from quizzer.grading.typed import AnswerFormatError
@@ -185,8 +185,8 @@ def test_evaluating_any_expression_allocates_a_bounded_amount(source: str, trace
 
 def test_the_time_budget_stops_an_evaluation(monkeypatch: pytest.MonkeyPatch) -> None:
     """The deadline is checked at every step, so even a short expression of slow calls stops."""
-    monkeypatch.setattr(expr, "MAX_SECONDS", 0.0)
-    with pytest.raises(ExprError, match="takes longer than"):
+    monkeypatch.setattr(budget, "MAX_SECONDS", 0.0)
+    with pytest.raises(ExprError, match="take longer than"):
         expr.evaluate("sum(big) + sum(big)", NAMES, FUNCTIONS)
 
 
@@ -215,13 +215,13 @@ def test_evaluations_sharing_a_budget_stop_at_its_step_limit() -> None:
     """No single expression can take 20,000 steps (4,000 characters, no loops), but the many
     expressions of one template instance share one budget, and that one runs out."""
     chain = "+".join(["n"] * 150)  # 149 steps
-    with expr.shared_budget(), pytest.raises(ExprError, match="evaluation steps in all"):
-        for _ in range(expr.MAX_STEPS // 149 + 1):
+    with budget.shared_budget(), pytest.raises(ExprError, match="evaluation steps in all"):
+        for _ in range(budget.MAX_STEPS // 149 + 1):
             expr.evaluate(chain, NAMES, FUNCTIONS)
 
 
 def test_evaluations_sharing_a_budget_stop_at_its_element_limit() -> None:
-    with expr.shared_budget() as budget, pytest.raises(ExprError, match="array elements built in all"):
+    with budget.shared_budget() as spent, pytest.raises(ExprError, match="array elements built in all"):
         for _ in range(5):
             expr.evaluate("big + 1", NAMES, FUNCTIONS)
-    assert budget.elements > expr.MAX_TOTAL_ELEMENTS
+    assert spent.elements > budget.MAX_TOTAL_ELEMENTS

@@ -1,0 +1,110 @@
+"""One budget for everything one unit of untrusted work may spend: a template instance or a typed answer.
+
+A template instance evaluates dozens of expressions (parameters, derived values, ``require``,
+answer, misconceptions, every ``{{ … }}`` of prompt and solution); each spends from the same
+:class:`Budget`, so sixty derived values just under a per-expression limit add up to one refusal,
+not to a minute of work.  The budget counts
+
+* ``steps``: evaluation steps (a call or an arithmetic operation), each a few microseconds;
+* ``work``: what the calls do inside NumPy or Python, in element operations, charged **before**
+  each call from its arguments' sizes by the function's cost rule (``quizzer.templates.functions``);
+* ``elements``: array elements built, which bounds memory;
+* a wall-clock deadline for the whole unit, the backstop should a cost rule underestimate.
+
+``cost()`` folds steps and work into one number, so ``quizzer validate`` can bound the work of
+all its seeds together (``quizzer.templates.validate``).  Bookkeeping is a few integer additions
+per step: the budget must not slow the instances it guards.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+MAX_STEPS = 20_000
+# One typed answer: an expression is evaluated at up to 24 points, the expected one too; a real answer
+# takes a few hundred steps in all, a 2,000-character hostile one would take tens of thousands.
+MAX_ANSWER_STEPS = 5_000
+# Element operations inside calls: ~0.05 s of NumPy, far less of Python; the bundled bank's
+# costliest instance does about 1/500 of it (SECURITY.md).
+MAX_WORK = 200_000_000
+MAX_ARRAY_ELEMENTS = 1_000_000
+# Every array built, added up: bounds memory even when many arrays live at once ([ones(1000, 1000),
+# ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work of a whole instance.
+MAX_TOTAL_ELEMENTS = 4_000_000
+MAX_SECONDS = 5.0
+# One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
+# costs about as much as this many element operations inside NumPy; cost() weighs steps with it.
+STEP_WORK = 5000
+
+
+class Costed(NamedTuple):
+    """A whitelisted function and its cost rule: from the call's arguments, before it runs, the element
+    operations it will do and the elements its result will have (the evaluator charges both)."""
+
+    function: Callable[..., Any]
+    cost: Callable[..., tuple[int, int]]
+
+
+class BudgetError(ValueError):
+    """A budget ran out; the message is one user-facing line (the evaluator reports it as ExprError)."""
+
+
+@dataclass(slots=True)
+class Budget:
+    """Steps taken, element operations done, array elements built, and when time is up."""
+
+    steps: int = 0
+    max_steps: int = MAX_STEPS
+    work: int = 0
+    elements: int = 0
+    deadline: float = field(default_factory=lambda: time.monotonic() + MAX_SECONDS)
+    # What each template field cost, when someone asks (quizzer validate names the costliest field).
+    fields: dict[str, int] | None = None
+
+    def charge(self, work: int, result: int = 0) -> None:
+        """Spend ``work`` element operations on a call that will build ``result`` elements; refuse it first
+        if it would go over a limit, so nothing large is computed or allocated."""
+        if result > MAX_ARRAY_ELEMENTS:
+            raise BudgetError(f"the result would have {result:,} elements (limit {MAX_ARRAY_ELEMENTS:,})")
+        if self.elements + result > MAX_TOTAL_ELEMENTS:
+            raise BudgetError(f"more than {MAX_TOTAL_ELEMENTS:,} array elements built in all")
+        self.work += work
+        if self.work > MAX_WORK:
+            raise BudgetError(f"more than {MAX_WORK:,} element operations in all (one call would do {work:,})")
+
+    def cost(self) -> int:
+        """Steps and work as one number of element operations."""
+        return self.steps * STEP_WORK + self.work
+
+
+_SHARED: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("quizzer_budget", default=None)
+
+
+def current() -> Budget | None:
+    """The budget of the instance or answer being computed, if any."""
+    return _SHARED.get()
+
+
+@contextmanager
+def shared_budget(budget: Budget | None = None) -> Iterator[Budget]:
+    """Every evaluation inside the ``with`` block spends from one budget (a new one unless given),
+    with one deadline: sixty derived values of three million elements each are refused as surely
+    as one expression building them all."""
+    budget = budget or Budget()
+    token = _SHARED.set(budget)
+    try:
+        yield budget
+    finally:
+        _SHARED.reset(token)
+
+
+def charge(work: int, result: int = 0) -> None:
+    """Charge work done outside an expression (formatting a value into a prompt) to the current budget."""
+    budget = _SHARED.get()
+    if budget is not None:
+        budget.charge(work, result)
