@@ -12,8 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
-Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
+KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression", "text")
+Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression",
+               "text"]
 
 # A routed exam record as the notes write it: paper, one space, question number.
 ROUTED_KEY = re.compile(r"^(?P<paper>\d{4}T\d_[A-Z0-9]+_[A-Z]+) (?P<question>Q\d+)$")
@@ -178,6 +179,9 @@ class Template(_Strict):
     variables: list[str] = Field(default_factory=list, max_length=10)
     tolerance: Tolerance = Tolerance()
     choices: list[Choice] | None = Field(default=None, min_length=2, max_length=12)
+    # kind 'order': the steps in their right order (shown shuffled, each with a letter).
+    items: list[Annotated[str, Field(min_length=1, max_length=2000)]] | None = Field(
+        default=None, min_length=3, max_length=12)
     shuffle: bool = True
     # The answer does not depend on the numbers drawn (a true/false fact, say): the validator then
     # allows a true/false or choice answer that is the same on every seed.
@@ -219,6 +223,12 @@ class Template(_Strict):
                 raise ValueError(f"kind {self.kind!r} marks answers with 'correct: true' in 'choices', not 'answer'")
             if self.misconceptions:
                 raise ValueError(f"kind {self.kind!r} attaches misconceptions to choices ('misconception: id')")
+        elif self.kind == "order":
+            if self.items is None or has_choices or self.answer is not None:
+                raise ValueError("kind 'order' lists its steps in their right order under 'items' "
+                                 "(no 'answer', no 'choices')")
+            if not self.shuffle:
+                raise ValueError("kind 'order' always shows its steps shuffled: remove 'shuffle: false'")
         else:
             if has_choices:
                 raise ValueError(f"'choices' is only for kinds 'choice' and 'multi', not {self.kind!r}")
@@ -226,6 +236,8 @@ class Template(_Strict):
                 raise ValueError(f"kind {self.kind!r} needs 'answer'")
         if self.kind == "expression" and not isinstance(self.answer, str):
             raise ValueError("kind 'expression' needs 'answer' as an expression in typed syntax, e.g. '4*d^2 + 2*d*f'")
+        if self.items is not None and self.kind != "order":
+            raise ValueError(f"'items' is only for kind 'order', not {self.kind!r}")
         if self.variables and self.kind != "expression":
             raise ValueError("'variables' is only for kind 'expression'")
         if self.kind == "text" and self.misconceptions:
