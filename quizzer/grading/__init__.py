@@ -8,6 +8,7 @@ checks, ``AnswerFormatError`` and ``ExpressionAnswer``;
 ``describe`` a value as it was read (``describe``, ``format_number``);
 ``readers`` one reader per answer kind (``read_real``, ``parse_number`` … ``parse_text``, ``as_shape``);
 ``choices`` reading choice and multi answers;
+``ordering`` reading an order of steps (letters) and scoring it by ordered pairs;
 ``parse`` ``parse(kind, text)`` by kind, the ``MAX_ANSWER_CHARS`` cap, and ``preview`` for the answer box;
 ``tolerance`` ``Tolerance``, ``half_unit``, ``DEFAULT_SIG``;
 ``match`` ``values_match`` per kind, and expression equivalence by sampling;

@@ -67,6 +67,8 @@ def describe(kind: str, value: Any, *, options: Sequence[str] = (), digits: int 
     if kind == "multi":
         # "; " because option texts may contain commas
         return "; ".join(_describe_option(index, options) for index in sorted(value)) or "none"
+    if kind == "order":
+        return ", ".join(option_letter(int(step)) for step in value)
     if kind == "expression":
         return value.source if isinstance(value, ExpressionAnswer) else str(value)
     if kind == "text":

@@ -145,7 +145,12 @@ def _text_key(text: Any) -> str:
     return " ".join(str(text).split()).casefold()
 
 
+def _orders_match(got: Any, expected: Any, tolerance: Tolerance) -> bool:
+    return tuple(int(step) for step in got) == tuple(int(step) for step in expected)
+
+
 _MATCHERS: dict[str, Callable[[Any, Any, Tolerance], bool]] = {
+    "order": _orders_match,
     "number": _numbers_match,
     "integer": _integers_match,
     "vector": _arrays_match,

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from quizzer.grading.choices import parse_choice, parse_multi
 from quizzer.grading.describe import describe
 from quizzer.grading.expr import ExprError
+from quizzer.grading.ordering import parse_order
 from quizzer.grading.readers import (
     parse_bool,
     parse_expression,
@@ -25,12 +26,12 @@ from quizzer.grading.readers import (
 from quizzer.grading.typed import AnswerFormatError
 
 MAX_ANSWER_CHARS = 2000
-KINDS = ("number", "integer", "vector", "matrix", "shape", "bool", "choice", "multi", "expression", "text")
+KINDS = ("number", "integer", "vector", "matrix", "shape", "bool", "choice", "multi", "order", "expression", "text")
 
 _PARSERS: dict[str, Callable[..., Any]] = {
     "number": parse_number, "integer": parse_integer, "vector": parse_vector,
     "matrix": parse_matrix, "shape": parse_shape, "bool": parse_bool, "choice": parse_choice,
-    "multi": parse_multi, "expression": parse_expression, "text": parse_text,
+    "multi": parse_multi, "order": parse_order, "expression": parse_expression, "text": parse_text,
 }
 
 

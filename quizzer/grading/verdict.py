@@ -39,6 +39,7 @@ from quizzer.grading.match import (
     value_pairs,
     values_match,
 )
+from quizzer.grading.ordering import order_feedback, order_score
 from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression, whole_number
 from quizzer.grading.tolerance import Tolerance
@@ -66,10 +67,10 @@ class WrongAnswer:
 class AnswerSpec:
     """What a question expects and how to grade it."""
 
-    kind: str               # number integer vector matrix shape choice multi bool expression text
+    kind: str               # number integer vector matrix shape choice multi order bool expression text
     expected: Any
     tolerance: Tolerance = Tolerance()
-    options: tuple[str, ...] = ()          # choice/multi displayed texts, displayed order
+    options: tuple[str, ...] = ()          # choice/multi/order displayed texts, displayed order
     variables: tuple[str, ...] = ()        # expression kind
     wrong_answers: tuple[WrongAnswer, ...] = ()
     expected_text: str | None = None       # how the question displays its answer, when it decides that itself
@@ -149,7 +150,7 @@ def _describe(spec: AnswerSpec, value: Any) -> str:
 
 def _parse_context(spec: AnswerSpec) -> dict[str, Any]:
     """Context the parser needs; vector/matrix sizes are checked after misconceptions instead."""
-    if spec.kind in ("choice", "multi"):
+    if spec.kind in ("choice", "multi", "order"):
         return {"options": spec.options}
     if spec.kind == "expression":
         return {"variables": spec.variables}
@@ -309,6 +310,13 @@ def _grade_multi(spec: AnswerSpec, got: frozenset[int]) -> _Outcome:
     return _Outcome("partial" if score > 0 else "incorrect", score, feedback, named)
 
 
+def _grade_order(spec: AnswerSpec, got: tuple[int, ...]) -> _Outcome:
+    if tuple(got) == tuple(spec.expected):
+        return _CORRECT
+    score = order_score(got, spec.expected)  # pairs right minus pairs inverted: see quizzer.grading.ordering
+    return _Outcome("partial" if score > 0 else "incorrect", score, order_feedback(got, spec.expected))
+
+
 def _letters(indices: Sequence[int]) -> str:
     labels = [describe("choice", index) for index in indices]
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
@@ -345,7 +353,7 @@ def _expression_hint(got: ExpressionAnswer, expected: ExpressionAnswer) -> str:
 
 _GRADERS: dict[str, Callable[[AnswerSpec, Any], _Outcome]] = {
     "number": _grade_number, "integer": _grade_number, "vector": _grade_array, "matrix": _grade_array,
-    "shape": _grade_shape, "choice": _grade_choice, "multi": _grade_multi, "bool": _grade_bool,
+    "shape": _grade_shape, "choice": _grade_choice, "multi": _grade_multi, "order": _grade_order, "bool": _grade_bool,
     "expression": _grade_expression,
 }
 

@@ -56,6 +56,7 @@ skills at once.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -125,6 +126,8 @@ def guess_probability(kind: str, n_options: int | None = None) -> float:
         return TEXT_GUESS
     if kind == "bool":
         return 0.5
+    if kind == "order":  # the exact order among n! arrangements; without n, as unlikely as a typed answer
+        return TYPED_GUESS if not n_options else max(1 / math.factorial(n_options), GUESS_FLOOR)
     if kind in ("choice", "multi"):
         minimum = 2 if kind == "choice" else 1
         if n_options is None or n_options < minimum:

@@ -38,7 +38,7 @@ SCHEDULER = Scheduler(enable_fuzzing=False)
 
 # How long a prepared student typically takes per kind; twice this is "slow".
 TYPICAL_SECONDS: dict[str, float] = {
-    "bool": 20, "choice": 30, "multi": 45, "integer": 60, "number": 90, "shape": 45,
+    "bool": 20, "choice": 30, "multi": 45, "order": 60, "integer": 60, "number": 90, "shape": 45,
     "vector": 120, "matrix": 180, "expression": 120, "text": 180,
 }
 SLOW_FACTOR = 2.0

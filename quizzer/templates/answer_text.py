@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from quizzer.grading.describe import describe
 from quizzer.grading.match import is_discrete
 from quizzer.grading.tolerance import DEFAULT_SIG
 from quizzer.grading.verdict import WrongAnswer
@@ -43,6 +44,8 @@ def answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> st
     if template.kind == "multi":
         # Options are often sentences: "(a) … connection; (b) …", never "connection.; (b)".
         return "; ".join(f"({chr(97 + i)}) {choices[i].rstrip('.')}" for i in sorted(answer))
+    if template.kind == "order":
+        return describe("order", answer)  # the steps' letters in order: "c, a, d, b"
     if template.kind == "integer":
         return f"{answer:,}"
     if template.kind in ("vector", "matrix") and is_discrete(np.asarray(answer, dtype=float)):

@@ -28,6 +28,7 @@ from quizzer.grading.budget import charge as charge_budget
 from quizzer.grading.budget import current as current_budget
 from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
 from quizzer.grading.match import values_match
+from quizzer.grading.ordering import order_score
 from quizzer.grading.tolerance import Tolerance
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
@@ -207,6 +208,9 @@ def _holds(template: Template, rule: str, env: dict[str, Any], index: int) -> bo
 
 def _answer(template: Template, env: dict[str, Any], order: list[int]) -> tuple[Any, tuple[str, ...]]:
     """The expected answer, and the displayed choices for choice kinds."""
+    if template.items is not None:  # kind order: the answer is each step's displayed position, in order
+        texts = tuple(_render(template, env, template.items[i], f"items.{i}") for i in order)
+        return tuple(order.index(step) for step in range(len(order))), texts
     if template.choices is not None:
         texts = tuple(_render(template, env, template.choices[i].text, f"choices.{i}.text") for i in order)
         correct = [shown for shown, i in enumerate(order) if template.choices[i].correct]
@@ -219,10 +223,22 @@ def _answer(template: Template, env: dict[str, Any], order: list[int]) -> tuple[
 
 def _choice_order(template: Template, seed: int) -> list[int]:
     """Displayed position -> index in the template's list, shuffled per seed unless ``shuffle: false``."""
+    if template.items is not None:
+        return _order_display(template, seed)
     n = len(template.choices or ())
     if not template.shuffle:
         return list(range(n))
     return [int(i) for i in stream(template.key, seed, "choices").permutation(n)]
+
+
+def _order_display(template: Template, seed: int) -> list[int]:
+    """The steps of an ordering question shuffled so that typing the letters as shown scores 0."""
+    n = len(template.items or ())
+    for draw in range(MAX_DRAWS):
+        order = [int(i) for i in stream(template.key, seed, "items", draw).permutation(n)]
+        if order_score(range(n), [order.index(step) for step in range(n)]) == 0:
+            return order
+    return list(reversed(range(n)))  # reversed is as wrong as an order can be
 
 
 def coerce(template: Template, kind: str, value: Any, where: str) -> Any:
@@ -301,8 +317,12 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int],
     wrong = []
     for i, m in enumerate(template.misconceptions):
         where = f"misconceptions.{i}.answer"
-        value = (_render(template, env, str(m.answer), where) if template.kind == "expression"
-                 else coerce(template, template.kind, _evaluate(template, m.answer, env, where), where))
+        if template.kind == "order":
+            value: Any = _displayed_order(template, _evaluate(template, m.answer, env, where), order, where)
+        elif template.kind == "expression":
+            value = _render(template, env, str(m.answer), where)
+        else:
+            value = coerce(template, template.kind, _evaluate(template, m.answer, env, where), where)
         _charge_text(template, value, where)
         # A mistake that gives the right answer on this draw (bias=False makes "forgot the biases" harmless) is
         # no mistake here: it is dropped for this seed, so a right answer is never graded as a mistake.
@@ -311,6 +331,15 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int],
         feedback = _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")
         wrong.append(WrongAnswer(m.id, value, feedback))
     return tuple(wrong)
+
+
+def _displayed_order(template: Template, steps: Any, order: list[int], where: str) -> tuple[int, ...]:
+    """A mistaken order, written as the items' numbers (1 = the first step), as displayed positions."""
+    numbers = [int(step) for step in np.ravel(np.asarray(steps, dtype=float))]
+    if sorted(numbers) != list(range(1, len(order) + 1)):
+        raise TemplateError(f"field {where!r}: an ordering mistake lists every item number 1–{len(order)} once, "
+                            f"got {show(steps)}", where=_where(template))
+    return tuple(order.index(number - 1) for number in numbers)
 
 
 def _feedback(template: Template, env: dict[str, Any], text: str | None, misconception: str | None,

@@ -14,11 +14,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text")
-Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "bool", "expression", "text"]
+KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression", "text")
+Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression",
+               "text"]
 # Marks a question is worth when its template gives no ``points:``: by how much work its answer takes.
 DEFAULT_POINTS: dict[str, float] = {"bool": 1, "choice": 1, "shape": 1, "integer": 2, "number": 2, "multi": 2,
-                                    "expression": 2, "vector": 2, "matrix": 3, "text": 4}
+                                    "order": 2, "expression": 2, "vector": 2, "matrix": 3, "text": 4}
 
 # Keys and names are matched whole (``fullmatch``: ``$`` alone would let a final newline through)
 # and in ASCII only (``\d`` alone would take any script's digits).
@@ -200,6 +201,9 @@ class Template(_Strict):
     variables: list[VariableName] = Field(default_factory=list, max_length=10)
     tolerance: Tolerance = Tolerance()
     choices: list[Choice] | None = Field(default=None, min_length=2, max_length=12)
+    # kind 'order': the steps in their right order (shown shuffled, each with a letter).
+    items: list[Annotated[str, Field(min_length=1, max_length=2000)]] | None = Field(
+        default=None, min_length=3, max_length=12)
     shuffle: bool = True
     # The answer does not depend on the numbers drawn (a true/false fact, say): the validator then
     # allows a true/false or choice answer that is the same on every seed.
@@ -260,6 +264,12 @@ class Template(_Strict):
                 raise ValueError(f"kind {self.kind!r} marks answers with 'correct: true' in 'choices', not 'answer'")
             if self.misconceptions:
                 raise ValueError(f"kind {self.kind!r} attaches misconceptions to choices ('misconception: id')")
+        elif self.kind == "order":
+            if self.items is None or has_choices or self.answer is not None:
+                raise ValueError("kind 'order' lists its steps in their right order under 'items' "
+                                 "(no 'answer', no 'choices')")
+            if not self.shuffle:
+                raise ValueError("kind 'order' always shows its steps shuffled: remove 'shuffle: false'")
         else:
             if has_choices:
                 raise ValueError(f"'choices' is only for kinds 'choice' and 'multi', not {self.kind!r}")
@@ -267,6 +277,8 @@ class Template(_Strict):
                 raise ValueError(f"kind {self.kind!r} needs 'answer'")
         if self.kind == "expression" and not isinstance(self.answer, str):
             raise ValueError("kind 'expression' needs 'answer' as an expression in typed syntax, e.g. '4*d^2 + 2*d*f'")
+        if self.items is not None and self.kind != "order":
+            raise ValueError(f"'items' is only for kind 'order', not {self.kind!r}")
         if self.variables and self.kind != "expression":
             raise ValueError("'variables' is only for kind 'expression'")
         if self.kind == "text" and self.misconceptions:

@@ -21,6 +21,7 @@ from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.figure_view import FigureView
+from quizzer.tui.widgets.order_box import OrderBox
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -31,6 +32,8 @@ def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
     """The input that suits the question's kind (``model_answer``: recall cards reveal it before rating)."""
     if instance.kind in ("choice", "multi"):
         return ChoiceBox(instance.choices, multi=instance.kind == "multi")
+    if instance.kind == "order":
+        return OrderBox(instance.choices)
     if instance.kind == "text":
         return RecallBox(recall_markdown(instance) if model_answer else None)
     context = {"variables": instance.spec.variables} if instance.kind == "expression" else {}

@@ -43,12 +43,23 @@ def options_markdown(instance: Instance, reading: str | None) -> str:
     return "  \n".join(lines)  # hard line breaks: one option per line, without list bullets
 
 
+def order_markdown(instance: Instance) -> str:
+    """The steps of an ordering question in their right order, each with its letter."""
+    steps = [f"{place}. **({chr(97 + step)})** {render_math(instance.choices[step])}"
+             for place, step in enumerate(instance.answer, start=1)]
+    return "The right order:  \n" + "  \n".join(steps)
+
+
 def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
                       with_verdict: bool = True) -> str:
     """Verdict, the expected answer, what went wrong, and the worked solution."""
     lines = [f"**{verdict_line(verdict)}**", ""] if with_verdict else []
     if instance.kind in ("choice", "multi"):
         lines += [options_markdown(instance, verdict.reading), ""]
+    elif instance.kind == "order":
+        if verdict.reading:
+            lines.append(f"You answered: {verdict.reading}  ")
+        lines += [order_markdown(instance), ""]
     elif instance.kind == "text":
         lines += [f"You rated yourself: **{verdict.reading}**", "",
                   answer_markdown("Model answer", verdict.expected), ""]

@@ -1,0 +1,77 @@
+"""The order answer kind: reading letters, the pair-based score, and the scoring rules' cases
+(blank, "all", the shown order, reversed, random) as a teacher would sign them."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from quizzer.grading.ordering import order_score, parse_order
+from quizzer.grading.typed import AnswerFormatError
+from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
+
+STEPS = ("embed", "scores", "mask", "softmax", "cross scores", "source mask")
+EXPECTED = (3, 0, 5, 1, 4, 2)  # displayed positions in the right order: d a f b e c
+SPEC = AnswerSpec(kind="order", expected=EXPECTED, options=STEPS,
+                  wrong_answers=(WrongAnswer("mask_applied_after_softmax", (3, 0, 1, 5, 4, 2), "mask the scores"),))
+
+
+def letters(order: tuple[int, ...]) -> str:
+    return " ".join(chr(97 + i) for i in order)
+
+
+def kendall_floor(got: tuple[int, ...], want: tuple[int, ...]) -> float:
+    """Kendall's tau from its definition over all pairs, floored at 0 (independent of the module)."""
+    place = {step: i for i, step in enumerate(want)}
+    signs = [1 if place[x] < place[y] else -1 for x, y in itertools.combinations(got, 2)]
+    return max(0.0, sum(signs) / len(signs))
+
+
+@pytest.mark.parametrize("typed", ["d a f b e c", "dafbec", "d, a, f, b, e, c", "D > A > F > B > E > C",
+                                   "(d) (a) (f) (b) (e) (c)", "d→a→f→b→e→c"])
+def test_the_right_order_typed_any_way_is_correct(typed: str) -> None:
+    verdict = grade(SPEC, typed)
+    assert (verdict.verdict, verdict.score) == ("correct", 1.0)
+
+
+@pytest.mark.parametrize(("typed", "message"), [
+    ("", "empty"), ("   ", "empty"), ("all", "could not read"), ("none", "could not read"),
+    ("d a f", "missing"), ("d a f b e e", "twice"), ("d a f b e z", "no step z"), ("1 2 3 4 5 6", "could not read"),
+])
+def test_unreadable_orders_are_told_why_and_never_count(typed: str, message: str) -> None:
+    verdict = grade(SPEC, typed)
+    assert verdict.verdict == "invalid" and verdict.score == 0 and message in verdict.feedback
+
+
+def test_reversed_scores_zero_and_one_adjacent_swap_loses_two_pairs() -> None:
+    assert grade(SPEC, letters(tuple(reversed(EXPECTED)))).score == 0
+    swapped = grade(SPEC, letters((0, 3, 5, 1, 4, 2)))
+    assert swapped.verdict == "partial" and swapped.score == pytest.approx(1 - 2 / 15)  # 14 right − 1 wrong of 15
+
+
+def test_every_order_of_five_steps_scores_kendalls_tau_floored() -> None:
+    want = (2, 0, 4, 1, 3)
+    spec = AnswerSpec(kind="order", expected=want, options=tuple("vwxyz"))
+    for got in itertools.permutations(range(5)):
+        assert grade(spec, letters(got)).score == pytest.approx(kendall_floor(got, want))
+
+
+def test_a_random_order_earns_little_on_average() -> None:
+    rng = random.Random(21)
+    scores = [order_score(rng.sample(range(8), 8), range(8)) for _ in range(2000)]
+    assert sum(scores) / len(scores) < 0.15 and min(scores) == 0
+
+
+def test_a_recognised_mistake_keeps_its_score_and_is_named() -> None:
+    verdict = grade(SPEC, "d a b f e c")
+    assert verdict.misconception == "mask_applied_after_softmax"
+    no_catalogue = grade(AnswerSpec(kind="order", expected=EXPECTED, options=STEPS), "d a b f e c")
+    assert verdict.score == no_catalogue.score > 0
+
+
+def test_parse_reads_letters_as_displayed_positions() -> None:
+    assert parse_order("c a b", ("x", "y", "z")) == (2, 0, 1)
+    with pytest.raises(AnswerFormatError):
+        parse_order("c a", ("x", "y", "z"))

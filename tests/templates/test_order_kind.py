@@ -1,0 +1,48 @@
+"""Ordering templates: the schema, the shown order (never worth credit), and mistakes as orders."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from quizzer.common.errors import TemplateError
+from quizzer.grading.verdict import grade
+from quizzer.templates.instance import make_instance
+from quizzer.templates.schema import Template
+from tests.bundled_templates import instance
+
+BASE = {"key": "practice/order-test", "title": "Order test", "week": 2, "topics": ["transformer_data_flow"],
+        "difficulty": 1, "source": "test", "kind": "order", "prompt": "Order them.", "solution": "As listed.",
+        "items": ["first", "second", "third", "fourth"]}
+
+
+def test_the_shown_order_scores_zero_on_every_seed() -> None:
+    for seed in range(60):
+        item = instance("practice/decoder-mask-order", seed)
+        shown = ", ".join(chr(97 + i) for i in range(len(item.choices)))
+        assert grade(item.spec, shown).score == 0, seed
+        assert grade(item.spec, item.answer_text).verdict == "correct"
+
+
+def test_each_listed_mistake_is_graded_back_as_itself() -> None:
+    for seed in range(0, 60, 7):
+        item = instance("practice/decoder-mask-order", seed)
+        assert {m.id for m in item.mistakes} == {"mask_applied_after_softmax", "cross_attention_before_self_attention"}
+        for mistake in item.mistakes:
+            assert grade(item.spec, mistake.answer_text).misconception == mistake.id
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"items": None}, "items"), ({"answer": "1"}, "items"), ({"shuffle": False}, "shuffled"),
+    ({"kind": "choice", "choices": [{"text": "a", "correct": True}, {"text": "b"}]}, "only for kind 'order'"),
+])
+def test_schema_rejects_a_malformed_ordering_template(change: dict[str, object], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Template.model_validate(BASE | change)
+
+
+def test_a_mistake_that_is_not_an_order_of_every_item_is_a_template_error() -> None:
+    template = Template.model_validate(BASE | {"misconceptions": [{"id": "mask_applied_after_softmax",
+                                                                   "answer": "[1, 2, 2, 4]"}]})
+    with pytest.raises(TemplateError, match="every item number 1–4 once"):
+        make_instance(template, 0)
