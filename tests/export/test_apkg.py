@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import genanki  # type: ignore[import-untyped]
 import pytest
 from typer.testing import CliRunner
 
@@ -80,11 +81,20 @@ def test_exporting_again_updates_the_same_notes(tmp_path: Path) -> None:
         collection.close()
 
 
-def test_a_fresh_export_of_the_same_questions_updates_their_notes(tmp_path: Path) -> None:
-    """Unseeded exports draw new numbers each time: the notes follow the template, so they are replaced."""
+def test_a_fresh_export_of_the_same_questions_updates_their_notes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Unseeded exports draw new numbers each time: the notes follow the template, so they are replaced.
+
+    Anki replaces a note only with a newer one, by its modification time in whole seconds (genanki
+    stamps the export's time); a teacher's exports are minutes apart, a test's two are not, so each
+    export here is stamped a minute after the last."""
     collection = anki_collection.Collection(str(tmp_path / "collection.anki2"))
+    write = genanki.Package.write_to_file
     try:
-        for seed in ("3", "4"):
+        for seed, stamp in (("3", 1_900_000_000.0), ("4", 1_900_000_060.0)):
+            monkeypatch.setattr(genanki.Package, "write_to_file",
+                                lambda package, file, timestamp=None, at=stamp: write(package, file, at))
             deck = tmp_path / f"deck-{seed}.apkg"
             result = runner.invoke(app, ["export", *KEYS, "--seed", seed, "--format", "apkg", "-o", str(deck)])
             assert result.exit_code == 0, result.stderr
