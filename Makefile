@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine with Python >= 3.11 and make:
 #   make run   - create .venv, install, start quizzer
 #   make test  - create .venv (with dev extras), lint (ruff), type-check (mypy), check the layering (lint-imports),
-#                run the whole suite
+#                run the whole suite, one pytest-xdist worker per core
 #   make bench-load - 50 simulated learners on PostgreSQL (a throwaway local server), then SQLite
 # The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
 PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
@@ -26,7 +26,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -10,8 +10,18 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from tests.databases import PostgresServer, connect_server, postgres_required
+from tests.leftovers import remove_killed_runs
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Remove what killed runs left in the temporary directory (their SQLite banks among it); the
+    xdist controller does it once, before its workers start."""
+    if hasattr(session.config, "workerinput") or session.config.option.basetemp:
+        return  # a worker, or a directory the caller chose and owns
+    current = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+    remove_killed_runs(current.parent, current)
 
 
 @pytest.fixture(autouse=True)
@@ -59,6 +69,7 @@ def postgres() -> Iterator[PostgresServer]:
         if postgres_required():
             pytest.fail(f"{reason}; CI or QUIZZER_REQUIRE_PG requires PostgreSQL", pytrace=False)
         pytest.skip(reason)
+    server.drop_stale()
     yield server
     server.admin.dispose()
 

@@ -21,9 +21,13 @@ from sqlalchemy.pool import NullPool
 from sqlmodel import Session
 
 from quizzer.bank.db import display_url, new_session, open_bank
+from tests.leftovers import process_alive
 
 URL_VARIABLE = "QUIZZER_TEST_PG_URL"
-PREFIX = f"quizzer_test_{os.getpid()}_"  # runs side by side on one server never share a name
+NAME_START = "quizzer_test_"
+# Each test process (an xdist worker too) names its databases by its pid: runs side by side on one
+# server never share a name, and a database whose process is gone was left by a killed run.
+PREFIX = f"{NAME_START}{os.getpid()}_"
 
 
 @contextmanager
@@ -58,6 +62,18 @@ class PostgresServer:
         with self.admin.connect() as connection:
             connection.execute(text("SELECT 1"))
 
+    def drop_stale(self) -> list[str]:
+        """Drop the databases of test processes that no longer run (a run killed before its
+        finalizers); returns their names.  Those of live processes, this run's other workers or
+        another run's, are left alone."""
+        with self.admin.connect() as connection:
+            names = connection.execute(text("SELECT datname FROM pg_database WHERE datname LIKE :start"),
+                                       {"start": f"{NAME_START}%"}).scalars().all()
+        stale = [name for name in names if not process_alive(_owner_pid(name))]
+        for name in stale:
+            self.drop(self.admin_url.set(database=name).render_as_string(hide_password=False))
+        return stale
+
     def create(self, template: str | None = None) -> str:
         """A new, empty (or ``template``'s copy) database; returns its URL."""
         name = next(self.names)
@@ -70,6 +86,11 @@ class PostgresServer:
         name = make_url(url).database
         with self.admin.connect() as connection:
             connection.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+
+
+def _owner_pid(name: str) -> int:
+    pid = name.removeprefix(NAME_START).split("_", 1)[0]
+    return int(pid) if pid.isdigit() else 0
 
 
 def connect_server() -> tuple[PostgresServer | None, str]:

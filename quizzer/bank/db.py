@@ -179,11 +179,16 @@ def _bring_up_to_date(engine: Engine, url: str) -> None:
     WAL journaling is persistent in the file, so it is switched on here, not on connecting."""
     with engine.connect() as connection:
         current = _usable_version(connection, url) == SCHEMA_VERSION
+        wal = engine.dialect.name != "sqlite" or _journal_mode(connection) == "wal"
     if not current:
         _create_or_upgrade(engine, url)
-    if engine.dialect.name == "sqlite":
+    if not wal:  # once per bank: switching needs every other connection to let go of the file
         with engine.connect() as connection:
             connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+
+
+def _journal_mode(connection: Connection) -> str:
+    return str(connection.exec_driver_sql("PRAGMA journal_mode").scalar()).lower()
 
 
 def _create_or_upgrade(engine: Engine, url: str) -> None:

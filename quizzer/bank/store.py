@@ -45,14 +45,15 @@ class ImportReport:
 CATALOG_DIGEST_KEY = "catalog_digest"  # Meta row: the catalog_digest() the topics and records were synced from
 
 
-def sync_catalog(*, session: Session) -> bool:
-    """Bring topics and routed records up to date with the course catalogue; True when they changed.
+def sync_catalog(*, session: Session, catalog: Catalog | None = None) -> bool:
+    """Bring topics and routed records up to date with the course catalogue (``catalog``: already
+    read); True when they changed.
 
     Its files' digest is kept in Meta: while it matches, the start-up costs one small read
     instead of parsing the YAML and a hundred-odd merges."""
     if catalog_current(session=session):
         return False
-    catalog = load_catalog()
+    catalog = catalog or load_catalog()
     upsert_catalog(session=session, catalog=catalog)
     session.merge(Meta(key=CATALOG_DIGEST_KEY, value=catalog.digest))
     return True
@@ -198,13 +199,20 @@ def import_bundled(*, session: Session, directory: Path) -> ImportReport:
     or changed files are validated (they were test-rendered over many seeds by ``make test``; here
     one seed proves they load)."""
     require_directory(directory)
-    if not _changed_files(session, directory) and catalog_current(session=session):
+    changed = _changed_files(session, directory)
+    catalog_stale = not catalog_current(session=session)
+    if not changed and not catalog_stale:
         return ImportReport()  # the usual start: nothing to write, so no lock is taken
-    # Learners starting together on a new bank: one imports while the others wait, then finds
-    # the files already in (the second look, under the lock), so each file is validated once.
+    # Reading and test-rendering the files comes before the set-up lock, not under it: on a
+    # loaded machine it takes longer than SQLite's busy timeout, and learners starting together
+    # on a new bank, all waiting for that lock, gave up with "the database stayed locked".  Under
+    # the lock only the writes remain (milliseconds); each process looks again there and skips
+    # what another one has just imported.
+    loaded = validate_files(changed, seeds=1)
+    catalog = load_catalog() if catalog_stale else None
     lock_setup(session.connection())
-    sync_catalog(session=session)
-    return import_templates(session=session, loaded=validate_files(_changed_files(session, directory), seeds=1))
+    sync_catalog(session=session, catalog=catalog)
+    return import_templates(session=session, loaded=loaded)
 
 
 def _changed_files(session: Session, directory: Path) -> list[Path]:
