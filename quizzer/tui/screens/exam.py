@@ -350,9 +350,13 @@ class MockExamScreen(Screen[None]):
         taken = clock_text((self.finished - self.started).total_seconds())
         ran_out = " · [b]time ran out[/]" if self.deadline is not None and self.finished >= self.deadline else ""
         counts = ", ".join(f"{verdicts[name]} {label}" for name, label in OUTCOMES.items() if verdicts[name])
+        # The dashboard's count for this paper, from the same query: it agrees with this sitting
+        # except where a question left unanswered here was answered right before.
+        progress = self.study.paper_progress(self.paper)
         self.query_one("#exam-score", Static).update(
             f"[b]Score {total:g} / {len(self.slots)}[/] ({total / len(self.slots):.0%}) · {counts} · "
-            f"time {taken}{ran_out}\n[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
+            f"time {taken}{ran_out}\nPaper progress (dashboard): {progress.right}/{progress.questions} right · "
+            "[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
         marks = self.query_one("#exam-marks", DataTable)
         for number, slot in enumerate(self.slots, 1):
             marks.add_row(str(number), slot.instance.key, verdict_text(slot.verdict),
