@@ -103,6 +103,8 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
+    # Questions answered right in this sitting (this Study's life): their short-term review steps wait.
+    settled: set[str] = field(default_factory=set)
     # The app commits every answer the moment it is graded; `grade --batch` stages its whole file and
     # commits it at once (it holds the write lock meanwhile).
     commit_each: bool = True
@@ -231,9 +233,13 @@ class Study:
         if not candidates:
             raise LookupError("no questions match this selection")
         pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,
-                                   self.recent[-RECENT:], self._now(), self.rng)
+                                   self.recent[-RECENT:], self._now(), self.rng, topic=topic, settled=self.settled)
         self.recent.append(pick.key)
-        return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
+        reason = pick.reason
+        if topic is not None:
+            name = self.catalog.topics[topic].name if topic in self.catalog.topics else topic
+            reason = f"practising {name}: {reason}"
+        return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), reason)
 
     def submit(self, instance: Instance, response: str, seconds: float | None) -> Verdict:
         """Grade a typed answer, or a recall card's self-rating (again / hard / good / easy); a
@@ -277,6 +283,7 @@ class Study:
 
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
         now = self._now()
+        (self.settled.add if verdict.verdict == "correct" else self.settled.discard)(instance.key)
         begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self._card(instance.key)
         before = card.state_json if card else None

@@ -316,3 +316,34 @@ def test_running_mastery_sees_answers_given_in_another_window(study: Study, sess
     after = study.mastery()
     assert after["softmax"].attempts == before["softmax"].attempts + 1
     assert after == study.mastery(study.attempts())
+
+
+def test_topic_practice_asks_that_topic_and_says_so_without_bringing_right_answers_back(
+        study: Study, clock: FakeClock) -> None:
+    topic = "residual_normalization"
+    name = load_catalog().topics[topic].name
+    asked = []
+    for _ in range(12):
+        question = study.next(topic=topic)
+        assert topic in question.instance.topics
+        assert question.reason.startswith(f"practising {name}: ")
+        assert "weakest topic" not in question.reason
+        instance = question.instance
+        asked.append(instance.key)
+        right = _right_response(instance)
+        assert study.submit(instance, right, 20.0).verdict == "correct"
+        clock.advance(minutes=3)  # well past the review's 1-minute learning step
+    # Every answer right, within one sitting: no question came back for its short-term step.
+    assert len(asked) == len(set(asked))
+
+
+def _right_response(instance: Instance) -> str:
+    if instance.kind == "text":
+        return "good"
+    if instance.kind not in ("choice", "multi", "bool"):
+        return instance.answer_text
+    if instance.kind == "choice":
+        return chr(ord("a") + int(instance.answer))
+    if instance.kind == "multi":
+        return ", ".join(chr(ord("a") + i) for i in sorted(instance.answer))
+    return "true" if instance.answer else "false"
