@@ -199,7 +199,10 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             await pilot.press("ctrl+right")
             await pilot.pause()
             assert screen.slots[1].instance.kind == "text" and screen.index == 1
-            await pilot.press("3")  # good
+            await pilot.press("3")  # no rating before the model answer is shown (Anki's order)
+            await pilot.pause()
+            assert screen.index == 1 and not attempts(isolated_bank)
+            await pilot.press("enter", "3")  # reveal, then good
             await pilot.pause()
             assert screen.index == 2  # on to the next unanswered question
             await pilot.press("ctrl+f")

@@ -19,6 +19,7 @@ from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, 
 from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Recorded, Study
 from quizzer.templates.instance import Instance
+from quizzer.text.exprtext import as_maths
 from quizzer.text.mathtext import render_math
 from quizzer.tui.screens.practice import answer_widget
 from quizzer.tui.widgets.answer_box import AnswerBox
@@ -227,7 +228,7 @@ class MockExamScreen(Screen[None]):
         saved = ""
         if current.verdict is not None:
             shown = current.verdict.reading or current.response or ""
-            saved = f"Saved answer: [b]{render_math(shown)}[/] [dim]— answer again to change it[/]"
+            saved = f"Saved answer: [b]{as_maths(current.instance.kind, shown)}[/] [dim]— answer again to change it[/]"
         if answered == len(self.slots):
             saved += "\nEvery question is answered: [b]ctrl+f[/] finishes and marks the paper."
         self.query_one("#exam-saved", Static).update(saved.strip())
@@ -373,8 +374,8 @@ class MockExamScreen(Screen[None]):
         """The question, the student's and the expected answer, what went wrong, the worked solution."""
         slot = self.slots[index]
         instance = slot.instance
-        body = (feedback_markdown(instance, slot.verdict) if slot.verdict else
-                f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
+        body = (feedback_markdown(instance, slot.verdict, typed=slot.response) if slot.verdict else
+                f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text, instance.kind)}\n\n"
                 f"#### Worked solution\n\n{render_math(instance.solution)}")
         self.query_one("#exam-detail", Markdown).update(
             f"{question_markdown(instance, f'{index + 1}. ')}\n\n---\n\n{body}")
