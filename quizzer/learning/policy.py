@@ -14,8 +14,8 @@
    topic: its due reviews first, then questions never answered (those whose subject — first
    topic — it is before those that only touch it), then the least recently answered.
 4. Otherwise the **weakest topic** (lowest mastery level, as the dashboard shows it; unseen
-   topics at ``prior``, 0: no evidence yet) among those whose prerequisites are well on the way
-   (level ≥ 0.5, or the
+   topics at ``prior``, 0: no evidence yet) among those whose prerequisites are on the way
+   (estimated skill, the posterior mean, ≥ 0.4, or the
    prerequisite has no template among the candidates and so cannot be practised), and of
    its templates the least recently reviewed (never-seen first).  When interleaving leaves
    no unlocked topic, the weakest remaining one is taken rather than nothing.
@@ -36,7 +36,7 @@ from typing import Protocol, TypeVar
 from quizzer.learning.mastery import TopicMastery
 from quizzer.learning.review import ReviewState, is_due, overdue, require_utc
 
-PREREQUISITE_THRESHOLD = 0.5
+PREREQUISITE_THRESHOLD = 0.4
 T = TypeVar("T")
 
 
@@ -155,7 +155,10 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
         return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently seen")
     practisable = {t for c in candidates for t in c.topics}
     p_known = {t: mastery[t].level if t in mastery else prior for t in practisable}
-    open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
+    # Unlocking reads the estimate itself (the posterior mean), not the cautious level shown: a level
+    # of 50 % takes many answers, and gating on it kept a student drilling one topic for a sitting.
+    means = {t: mastery[t].p_known if t in mastery else prior for t in practisable}
+    open_topics = {t: p_known[t] for t in covered if unlocked(t, means, topics, practisable)}
     # Interleaving may have removed every unlocked topic's templates: then the weakest left.
     topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
     key = _least_recent([c.key for c in pool if topic in c.topics], review_states, rng)

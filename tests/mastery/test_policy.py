@@ -73,13 +73,13 @@ def test_weakest_topic_when_nothing_is_due() -> None:
 
 
 def test_prerequisite_gating() -> None:
-    # mha is weakest but its prerequisite sdpa (0.3) is below 0.5: sdpa itself is the weakest unlocked topic.
+    # mha is weakest but its prerequisite sdpa (0.3) is below 0.4: sdpa itself is the weakest unlocked topic.
     mastery = {"softmax": m(0.9), "sdpa": m(0.3), "mha": m(0.05), "layernorm": m(0.5)}
     chosen = pick(mastery)
     assert chosen.topic == "sdpa"
     assert chosen.key in {"practice/sdpa-a", "practice/mha-a"}   # both carry sdpa
-    # Once sdpa reaches 0.5, mha unlocks and is chosen.
-    assert pick(dict(mastery, sdpa=m(0.5))).topic == "mha"
+    # Once sdpa reaches 0.4, mha unlocks and is chosen.
+    assert pick(dict(mastery, sdpa=m(0.4))).topic == "mha"
 
 
 def test_unseen_topics_sit_at_the_prior_and_gate_their_dependants() -> None:
@@ -117,7 +117,7 @@ def test_never_the_same_template_twice_in_a_row() -> None:
 def test_recent_keys_are_avoided_while_alternatives_exist() -> None:
     mastery = dict(STRONG, softmax=m(0.1))
     recent = ["practice/softmax-a", "practice/softmax-b"]
-    # Both softmax templates are recent.  Of the rest, sdpa (0.8) is locked by softmax (0.1 < 0.5),
+    # Both softmax templates are recent.  Of the rest, sdpa (0.8) is locked by softmax (0.1 < 0.4),
     # so the weakest unlocked topic is mha (0.7, its prerequisite sdpa is at 0.8), not layernorm (0.9).
     assert pick(mastery, recent=recent) == Pick("practice/mha-a", "weakest topic: Multi-Head Attention (70%)", "mha")
 

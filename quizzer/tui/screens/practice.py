@@ -123,7 +123,7 @@ class PracticeScreen(Screen[None]):
         with self.app.batch_update():
             self._set_answered(False)
             self._show_figures()
-            self.sub_title = f"{instance.key} · seed {instance.seed}"
+            self.sub_title = f"seed {instance.seed} · {instance.key}"  # the seed first: a long key is cut
             self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
             await self.query_one("#question", Markdown).update(question_markdown(instance))
             self._show_verdict("", None)
