@@ -11,7 +11,6 @@ import bench_engine  # noqa: E402
 import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
 import bench_tui  # noqa: E402
-import calibration  # noqa: E402
 
 
 def main() -> None:
@@ -26,9 +25,6 @@ def main() -> None:
     print()
     print("== exports (quizzer export, from the command line) ==")
     bench_export.main()
-    print()
-    print("== mastery calibration (simulated learners) ==")
-    calibration.main()
 
 
 if __name__ == "__main__":

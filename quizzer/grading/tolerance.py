@@ -6,7 +6,6 @@ Shared by grading, template validation and the exports (Moodle states the same t
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -90,50 +89,3 @@ def _finite_float(value: Any) -> float | None:
     except (OverflowError, TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
-
-
-PRECISION_CREDIT = 0.5  # right to the decimals given, short of those asked (questions/README.md)
-_DECIMAL = re.compile(r"(?<![\w.])\d*\.(\d+)(?![\d.]|\s*[eE×x*]\s*[-+\d(1])")
-
-
-def short_of_precision(response: str, got: Any, expected: Any, tolerance: Tolerance) -> tuple[int, int] | None:
-    """``(given, asked)`` decimals when every value typed is right to the decimals given (the fewest
-    among the numbers typed) but ``tolerance`` asks for more; None otherwise.
-
-    A value right to 2 decimals where 4 were asked is a precision slip, not wrong maths: the
-    student is told so ("right to 2 decimals; give 4") and earns :data:`PRECISION_CREDIT`."""
-    typed = [len(match.group(1)) for match in _DECIMAL.finditer(response)]
-    if not typed:
-        return None
-    given = min(typed)
-    have, want = _floats(got), _floats(expected)
-    if have is None or want is None or _shape(got) != _shape(expected):
-        return None
-    asked = max(_decimals_needed(value, tolerance) for value in want)
-    close = all(math.fabs(h - w) <= 0.5 * 10 ** -given * (1 + 1e-6) for h, w in zip(have, want, strict=True))
-    return (given, asked) if close and given < asked else None
-
-
-def _shape(value: Any) -> tuple[int, ...]:
-    import numpy as np
-
-    return tuple(np.shape(value))
-
-
-def _floats(value: Any) -> list[float] | None:
-    try:
-        import numpy as np  # already loaded by any grader that reaches here (vectors, matrices)
-
-        return [float(v) for v in np.ravel(np.asarray(value, dtype=float))]
-    except (TypeError, ValueError):
-        return None
-
-
-def _decimals_needed(expected: float, tolerance: Tolerance) -> int:
-    """Decimals a value must be given to for ``tolerance`` to accept it when correctly rounded."""
-    rel, absolute, sig = tolerance._criteria()
-    bounds = [b for b in (rel * math.fabs(expected) if rel is not None else None, absolute,
-                          half_unit(expected, sig) if sig is not None else None) if b]
-    if not bounds:
-        return 0
-    return max(0, math.ceil(-math.log10(2 * max(bounds)) - 1e-9))

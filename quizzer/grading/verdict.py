@@ -42,7 +42,7 @@ from quizzer.grading.match import (
 from quizzer.grading.ordering import order_feedback, order_score
 from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression, whole_number
-from quizzer.grading.tolerance import PRECISION_CREDIT, Tolerance, short_of_precision
+from quizzer.grading.tolerance import Tolerance
 from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean
 
 VERDICTS = ("correct", "incorrect", "partial", "invalid")
@@ -123,7 +123,6 @@ def _grade(spec: AnswerSpec, response: str) -> Verdict:
     except (AnswerFormatError, ExprError) as exc:
         return Verdict("invalid", 0.0, expected, str(exc))
     outcome = _name_mistake(spec, got, _GRADERS[spec.kind](spec, got))
-    outcome = _precision_slip(spec, response, got, outcome)
     reading = None if outcome.verdict == "invalid" else _describe(spec, got)
     return Verdict(outcome.verdict, outcome.score, expected, outcome.feedback, outcome.misconception, reading)
 
@@ -186,20 +185,6 @@ def _name_mistake(spec: AnswerSpec, got: Any, outcome: _Outcome) -> _Outcome:
         return _Outcome("incorrect", 0.0, wrong.feedback, wrong.id)
     feedback = wrong.feedback if outcome.verdict == "incorrect" else f"{wrong.feedback} ({outcome.feedback})"
     return replace(outcome, feedback=feedback or outcome.feedback, misconception=wrong.id)
-
-
-def _precision_slip(spec: AnswerSpec, response: str, got: Any, outcome: _Outcome) -> _Outcome:
-    """A number, vector or matrix right to the decimals given but short of the precision asked is told
-    so, with partial credit, instead of being called off (rule: questions/README.md, "Precision")."""
-    if (spec.kind not in ("number", "vector", "matrix") or outcome.verdict in ("correct", "invalid")
-            or outcome.misconception):  # a named mistake says more
-        return outcome
-    slip = short_of_precision(response, got, _expected_value(spec), spec.tolerance)
-    if slip is None:
-        return outcome
-    given, asked = slip
-    return _Outcome("partial", PRECISION_CREDIT,
-                    f"right to {given} decimal{'s' if given != 1 else ''}; give {asked}")
 
 
 def _grade_number(spec: AnswerSpec, got: Any) -> _Outcome:

@@ -1,128 +1,103 @@
-r"""Per-topic mastery: a Bayesian estimate of skill with guessing, weighted by how much each answer shows.
+r"""Per-topic mastery by Bayesian Knowledge Tracing (BKT), as pure functions over plain data.
 
-**The model.**  Each topic has a skill ``s`` in [0, 1]: the fraction of that topic's questions the
-student can do (not guess).  The chance of a right answer on a question of kind ``k`` is the
-response function of the three-parameter IRT model with the item parameters fixed per kind::
+The model (Corbett & Anderson 1995, "Knowledge tracing: Modeling the acquisition of
+procedural knowledge", *User Modeling and User-Adapted Interaction* 4:253–278) treats each
+topic as a skill the student either knows or does not, with four parameters:
 
-    P(correct | s) = s (1 - SLIP) + (1 - s) g_k
+* ``p_init``  P(L0): known before the first attempt;
+* ``p_learn`` P(T):  learned at an attempt (the chance to learn from practice and feedback);
+* ``p_slip``  P(S):  answered wrongly although known;
+* ``p_guess`` P(G):  answered correctly although not known.
 
-where ``g_k`` is the chance of a right answer without the skill (:func:`guess_probability`) and
-``SLIP`` a careless error.  The estimate is the posterior over ``s`` on a grid of 100 cell midpoints,
-starting from a Beta(``prior_a``, ``prior_b``) prior; the mastery shown is the posterior mean
-``E[s]`` (``p_known``), and the predicted chance of a right answer on a fresh question is
-``E[s] (1 - SLIP) + (1 - E[s]) g_k``, which ``bench/calibration.py`` checks against simulated learners.
+With ``p = P(L_n)`` before an attempt, Bayes' rule gives the posterior after observing it::
 
-**Why not BKT.**  Knowledge tracing (Corbett & Anderson 1995), used before, has a binary
-known / not-known state and a learning transition that raises the estimate after *every*
-attempt, right or wrong: 40 guessed answers reached 49 %, and a student right 65 % of the time
-showed a topic at 100 % after a short lucky run, because a right typed answer is 9 times likelier
-from a "knower" and BKT has no state for "knows about two thirds of it".  Here a 65 % student's
-skill is estimated near 0.6, and guessed answers (right at the guessing rate) pull the skill
-*down* — which is what a teacher means by mastery.
+    P(L | correct)   = p (1 - S) / (p (1 - S) + (1 - p) G)
+    P(L | incorrect) = p S       / (p S       + (1 - p) (1 - G))
 
-**Weights** (evidence a single answer carries; the likelihood is raised to the weight, a
-tempered likelihood):
+and the learning transition then gives the estimate before the next attempt::
 
-* a fresh question weighs 1; the same question again within :data:`REPEAT_WINDOW` (the review's
-  short-term steps: the worked solution is still in mind) weighs :data:`REPEAT_WEIGHT`;
-* a question's first topic is its subject; its other topics get :data:`SECONDARY_WEIGHT`;
-* a self-rated recall card (rated after its model answer was shown: the app reveals it first)
-  weighs :data:`SELF_RATED_WEIGHT`, since students over-rate vague answers;
-* partial credit ``x`` is a soft observation: ``P(correct)^x · P(wrong)^(1-x)``;
-* older evidence fades: before each answer the topic's log-posterior is multiplied by
-  :data:`FADE` (so the estimate follows a student who learns: about the last 1/(1-FADE) answers
-  of a topic count); forgetting over days is the review scheduler's job, not this estimate's.
+    P(L_{n+1}) = P(L | obs) + (1 - P(L | obs)) T
 
-**Mastered** needs both a posterior mean at least :data:`MASTERY_THRESHOLD` *and* coverage:
-right answers on at least :data:`DISTINCT_NEEDED` distinct questions of the topic (all of them
-when it has fewer), at least one of them computed (a typed number, vector, matrix, shape or
-expression) when the topic has a computed question.  Until it is covered, the level shown is
-capped at :data:`UNCOVERED_CAP`, so a topic never looks mastered on one question repeated.
+As in Corbett & Anderson's model there is no forgetting term: forgetting is the review
+scheduler's job (``quizzer.learning.review``), not this estimate's.
+
+**Defaults.**  ``p_init=0.1, p_learn=0.1, p_slip=0.1`` are conventional starting values
+rather than fitted ones (a student bank is too small to fit per-topic parameters): a low
+prior because the tool is for revision of material not yet secure, a modest learning
+rate (every attempt shows a worked solution, but one question is one step), and the slip
+and guess ceilings the
+BKT literature keeps since Corbett & Anderson (slip ≤ 0.1, guess ≤ 0.3) so the model is
+not *degenerate* — a student who knows the topic must be likelier to answer correctly
+than one who does not (``1 - S > G``; :class:`BKTParams` enforces it).  ``p_guess=0.2``
+is only the fallback: :func:`replay` sets the guess from the question's kind.
+
+**Guess by kind** (:func:`guess_probability`).  A guess is the chance of a right answer
+without the knowledge, so it follows the answer format: ``choice`` with k options 1/k;
+``bool`` 1/2; ``multi`` 1/2^k (all-or-nothing guessing of k independent ticks); typed
+answers (``number integer vector matrix shape expression``) 0.1 — a typed value is hard
+to hit blindly, but a right number is often reached by a wrong route that happens to
+coincide (a transposed product of a symmetric matrix, a formula remembered from another
+question), so the guess is not near zero; ``text`` (self-rated against the model answer)
+0.2, as students over-rate vague answers.  No kind goes below 0.1 (:data:`GUESS_FLOOR`).
+With these values a topic starts at 10 %, one right typed answer takes it to 55 %, two
+in a row to 92.5 % and three to 99 %: mastery (95 %) takes three right answers in a row,
+never one lucky one.  (An earlier version used a 0.02 typed guess and ``p_init=0.2``:
+one right answer already showed 93 %, which students rightly found unbelievable.)
+
+**Partial credit.**  A score ``s`` in [0, 1] is a *soft* observation: the posterior is the
+mix ``s · P(L | correct) + (1 - s) · P(L | incorrect)`` before the learning transition,
+so ``s = 1`` and ``s = 0`` are exactly the binary updates.
+
+**Multi-topic templates** update every topic they carry with the same observation (each
+topic's tracker is independent), the usual simplification when a question tests several
+skills at once.
 """
 
 from __future__ import annotations
 
-import functools
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 VERDICTS = ("correct", "incorrect", "partial")
 TYPED_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape", "expression"})
-TYPED_GUESS = 0.05  # a blind typed value is rarely right; a wrong route can coincide with the answer
+TYPED_GUESS = 0.1
 TEXT_GUESS = 0.2
-SLIP = 0.05
-STEP = 0.01
-GRID = tuple((i + 0.5) * STEP for i in range(100))  # cell midpoints
-LEVEL_QUANTILE = 0.2
-MASTERY_THRESHOLD = 0.75
-DISTINCT_NEEDED = 3
-UNCOVERED_CAP = 0.7  # below MASTERY_THRESHOLD: level >= threshold exactly when mastered
-REPEAT_WINDOW = timedelta(days=1)
-REPEAT_WEIGHT = 0.25
-SECONDARY_WEIGHT = 0.5
-SELF_RATED_WEIGHT = 0.5
-FADE = 0.98
+GUESS_FLOOR = TYPED_GUESS
+MASTERY_THRESHOLD = 0.95  # Corbett & Anderson's mastery criterion for the Cognitive Tutors
 
 
 @dataclass(frozen=True)
-class MasteryParams:
-    """The prior over a topic's skill: Beta(prior_a, prior_b), mean prior_a / (prior_a + prior_b)."""
+class BKTParams:
+    """The four BKT probabilities (see the module docstring for the equations and defaults)."""
 
-    prior_a: float = 0.3
-    prior_b: float = 1.2
+    p_init: float = 0.1
+    p_learn: float = 0.1
+    p_slip: float = 0.1
+    p_guess: float = 0.2
 
     def __post_init__(self) -> None:
-        for name in ("prior_a", "prior_b"):
+        for name in ("p_init", "p_learn"):
+            _check_probability(getattr(self, name), name)
+        # Strictly positive slip and guess keep both posterior denominators above zero.
+        for name in ("p_slip", "p_guess"):
             value = getattr(self, name)
-            if not value > 0:  # also rejects NaN
-                raise ValueError(f"{name} must be positive, got {value!r}")
-
-    @property
-    def p_init(self) -> float:
-        """The prior mean: a topic's level before any answer."""
-        return self.prior_a / (self.prior_a + self.prior_b)
-
-    def log_prior(self) -> tuple[float, ...]:
-        """Log prior mass of each grid cell.  Integrated, not sampled at the midpoint: a Beta density with
-        ``prior_a`` < 1 is infinite at 0.  With u = s^a the density s^(a-1) (1-s)^(b-1) ds becomes
-        (1/a) (1 - u^(1/a))^(b-1) du, smooth enough for a midpoint rule."""
-        return _log_cell_masses(self.prior_a, self.prior_b)
-
-
-@functools.cache
-def _log_cell_masses(a: float, b: float, steps: int = 40) -> tuple[float, ...]:
-    masses = []
-    for s in GRID:
-        low, high = (s - STEP / 2) ** a, (s + STEP / 2) ** a
-        width = (high - low) / steps
-        masses.append(sum((1 - (low + (j + 0.5) * width) ** (1 / a)) ** (b - 1) for j in range(steps)) * width / a)
-    return tuple(math.log(m) for m in masses)
+            if not 0 < value < 1:
+                raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
+        if self.p_slip + self.p_guess >= 1:
+            raise ValueError(f"degenerate BKT: p_slip + p_guess = {self.p_slip + self.p_guess:g} must be below 1")
 
 
 @dataclass(frozen=True)
 class TopicMastery:
-    """One topic's estimate: posterior mean skill, counts, and the coverage mastery needs."""
+    """One topic's BKT estimate and attempt counts."""
 
     p_known: float
-    lower: float = 0.0
     attempts: int = 0
     correct: int = 0
     last_seen: datetime | None = None
-    right_keys: frozenset[str] = frozenset()
-    computed_right: bool = False
-    covered: bool = False
-    log_posterior: tuple[float, ...] = field(default=(), repr=False, compare=False)
-
-    @property
-    def mastered(self) -> bool:
-        return self.covered and self.lower >= MASTERY_THRESHOLD
-
-    @property
-    def level(self) -> float:
-        """The level to show: the skill the evidence vouches for, capped below mastery until covered."""
-        return self.lower if self.covered else min(self.lower, UNCOVERED_CAP)
 
 
 @dataclass(frozen=True)
@@ -137,31 +112,55 @@ class GradedAttempt:
     at: datetime
 
 
+def _check_probability(value: float, name: str) -> None:
+    # "not 0 <= value <= 1" also rejects NaN.
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+
+
 def guess_probability(kind: str, n_options: int | None = None) -> float:
-    """P(correct | skill 0) for a question kind (``n_options`` for choice and multi)."""
+    """P(correct | not known) for a question kind (``n_options`` for choice and multi)."""
     if kind in TYPED_KINDS:
         return TYPED_GUESS
     if kind == "text":
         return TEXT_GUESS
     if kind == "bool":
         return 0.5
-    if kind in ("choice", "multi", "order"):
-        minimum = 1 if kind == "multi" else 2
+    if kind == "order":  # the exact order among n! arrangements; without n, as unlikely as a typed answer
+        return TYPED_GUESS if not n_options else max(1 / math.factorial(n_options), GUESS_FLOOR)
+    if kind in ("choice", "multi"):
+        minimum = 2 if kind == "choice" else 1
         if n_options is None or n_options < minimum:
             raise ValueError(f"kind {kind!r} needs at least {minimum} options, got {n_options!r}")
-        chance = {"choice": 1 / n_options, "multi": 0.5 ** n_options, "order": 1 / math.factorial(n_options)}[kind]
-        return max(chance, TYPED_GUESS)
+        chance = 1 / n_options if kind == "choice" else 0.5 ** n_options
+        return max(chance, GUESS_FLOOR)
     raise ValueError(f"unknown question kind {kind!r}")
 
 
-def p_correct(skill: float, guess: float) -> float:
-    """The response function: P(right answer) for a student of ``skill`` on a question with ``guess``."""
-    return skill * (1 - SLIP) + (1 - skill) * guess
+def posterior(p_known: float, correct: bool, params: BKTParams) -> float:
+    """P(known | one binary observation), before the learning transition."""
+    slip, guess = params.p_slip, params.p_guess
+    if correct:
+        known, unknown = p_known * (1 - slip), (1 - p_known) * guess
+    else:
+        known, unknown = p_known * slip, (1 - p_known) * (1 - guess)
+    return known / (known + unknown)
 
 
-def predicted(state: TopicMastery | None, guess: float, params: MasteryParams = MasteryParams()) -> float:
-    """P(right answer) on a fresh question of this topic, before answering it."""
-    return p_correct(state.p_known if state is not None else params.p_init, guess)
+def update(p_known: float, correct_score: float, params: BKTParams = BKTParams()) -> float:
+    """P(known) before the next attempt, after one attempt scored ``correct_score`` in [0, 1]."""
+    _check_probability(p_known, "p_known")
+    _check_probability(correct_score, "correct_score")
+    observed = (correct_score * posterior(p_known, True, params)
+                + (1 - correct_score) * posterior(p_known, False, params))
+    learned = observed + (1 - observed) * params.p_learn
+    # Rounding can overshoot by an ulp; the estimate is a probability.
+    return min(max(learned, 0.0), 1.0)
+
+
+def mastered(p_known: float, threshold: float = MASTERY_THRESHOLD) -> bool:
+    """Whether a topic counts as mastered."""
+    return p_known >= threshold
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -171,94 +170,34 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def summarise(log_posterior: Sequence[float]) -> tuple[float, float]:
-    """The posterior mean of the skill and its :data:`LEVEL_QUANTILE` quantile (the level shown)."""
-    top = max(log_posterior)
-    weights = [math.exp(v - top) for v in log_posterior]
-    total = sum(weights)
-    mean = sum(s * w for s, w in zip(GRID, weights, strict=True)) / total
-    below = 0.0
-    for s, w in zip(GRID, weights, strict=True):
-        below += w / total
-        if below >= LEVEL_QUANTILE:
-            return mean, s
-    return mean, GRID[-1]
-
-
-def _updated(log_posterior: Sequence[float], score: float, guess: float, weight: float,
-             log_prior: Sequence[float]) -> tuple[float, ...]:
-    """The log-posterior after one observation of ``score`` weighed ``weight``; old evidence fades."""
-    out = []
-    for s, before, prior in zip(GRID, log_posterior, log_prior, strict=True):
-        right = p_correct(s, guess)
-        evidence = score * math.log(right) + (1 - score) * math.log(1 - right)
-        out.append(prior + FADE * (before - prior) + weight * evidence)
-    return tuple(out)
-
-
-@dataclass
-class Tracker:
-    """Per-topic mastery, folded one attempt at a time (in time order)."""
-
-    template_counts: Mapping[str, tuple[int, bool]] = field(default_factory=dict)  # topic: (templates, any computed)
-    params: MasteryParams = MasteryParams()
-    states: dict[str, TopicMastery] = field(default_factory=dict)
-    last_answered: dict[str, datetime] = field(default_factory=dict)  # per question
-
-    def weight(self, attempt: GradedAttempt, kind: str, rank: int) -> float:
-        """How much this attempt tells about its ``rank``-th topic (0: the question's subject)."""
-        previous = self.last_answered.get(attempt.key)
-        repeat = previous is not None and as_utc(attempt.at) - previous < REPEAT_WINDOW
-        return ((REPEAT_WEIGHT if repeat else 1.0) * (SECONDARY_WEIGHT if rank else 1.0)
-                * (SELF_RATED_WEIGHT if kind == "text" else 1.0))
-
-    def fold(self, attempt: GradedAttempt, topics: Sequence[str], kind: str, n_options: int | None) -> None:
-        """Update every topic ``attempt`` carries (a topic listed twice is one observation)."""
-        if attempt.verdict not in VERDICTS:
-            raise ValueError(f"attempt on {attempt.key!r} has verdict {attempt.verdict!r}; expected one of {VERDICTS}")
-        if not 0 <= attempt.score <= 1:  # also rejects NaN
-            raise ValueError(f"attempt on {attempt.key!r} has score {attempt.score!r}; expected one in [0, 1]")
-        guess, at = guess_probability(kind, n_options), as_utc(attempt.at)
-        log_prior = self.params.log_prior()
-        right = attempt.verdict == "correct"
-        for rank, topic in enumerate(dict.fromkeys(topics)):
-            before = self.states.get(topic)
-            log_posterior = before.log_posterior if before is not None else log_prior
-            log_posterior = _updated(log_posterior, attempt.score, guess, self.weight(attempt, kind, rank), log_prior)
-            right_keys = (before.right_keys if before else frozenset()) | ({attempt.key} if right else set())
-            computed = (before.computed_right if before else False) or (right and kind in TYPED_KINDS)
-            mean, lower = summarise(log_posterior)
-            self.states[topic] = TopicMastery(
-                p_known=mean, lower=lower, attempts=(before.attempts if before else 0) + 1,
-                correct=(before.correct if before else 0) + right, last_seen=at, right_keys=right_keys,
-                computed_right=computed, covered=self._covered(topic, right_keys, computed),
-                log_posterior=log_posterior)
-        self.last_answered[attempt.key] = at
-
-    def _covered(self, topic: str, right_keys: frozenset[str], computed_right: bool) -> bool:
-        available, has_computed = self.template_counts.get(topic, (DISTINCT_NEEDED, True))
-        return len(right_keys) >= min(DISTINCT_NEEDED, available) and (computed_right or not has_computed)
-
-
-def template_counts(template_topics: Mapping[str, Sequence[str]],
-                    template_kinds: Mapping[str, str]) -> dict[str, tuple[int, bool]]:
-    """Per topic: how many questions carry it, and whether any of them is computed."""
-    counts: dict[str, tuple[int, bool]] = {}
-    for key, topics in template_topics.items():
-        for topic in dict.fromkeys(topics):
-            count, computed = counts.get(topic, (0, False))
-            counts[topic] = (count + 1, computed or template_kinds.get(key) in TYPED_KINDS)
-    return counts
+def observe(state: TopicMastery, attempt: GradedAttempt, params: BKTParams) -> TopicMastery:
+    """A topic's state after one attempt on a template that carries it."""
+    if attempt.verdict not in VERDICTS:
+        raise ValueError(f"attempt on {attempt.key!r} has verdict {attempt.verdict!r}; expected one of {VERDICTS}")
+    return TopicMastery(p_known=update(state.p_known, attempt.score, params),
+                        attempts=state.attempts + 1,
+                        correct=state.correct + (attempt.verdict == "correct"),
+                        last_seen=as_utc(attempt.at))
 
 
 def replay(attempts: Iterable[GradedAttempt], template_topics: Mapping[str, Sequence[str]],
            template_kinds: Mapping[str, str], options_count: Mapping[str, int],
-           params: MasteryParams = MasteryParams()) -> dict[str, TopicMastery]:
+           params: BKTParams = BKTParams()) -> dict[str, TopicMastery]:
     """Per-topic mastery after an attempt history; only attempted topics appear (others are at ``p_init``)."""
-    tracker = Tracker(template_counts(template_topics, template_kinds), params)
     # A stable sort keeps same-instant attempts in the order given.
-    for attempt in sorted(attempts, key=lambda attempt: as_utc(attempt.at)):
+    ordered = sorted(attempts, key=lambda attempt: as_utc(attempt.at))
+    states: dict[str, TopicMastery] = {}
+    for attempt in ordered:
         topics = template_topics.get(attempt.key)
         if topics:  # otherwise a template since removed from the bank: its topics are unknown
-            tracker.fold(attempt, topics, template_kinds[attempt.key], options_count.get(attempt.key))
-    return tracker.states
+            fold_attempt(states, attempt, topics, template_kinds[attempt.key], options_count.get(attempt.key), params)
+    return states
+
+
+def fold_attempt(states: dict[str, TopicMastery], attempt: GradedAttempt, topics: Sequence[str], kind: str,
+           n_options: int | None, params: BKTParams = BKTParams()) -> None:
+    """Update ``states`` in place with one attempt, the latest so far, on a template carrying ``topics``."""
+    guessed = dataclasses.replace(params, p_guess=guess_probability(kind, n_options))
+    for topic in dict.fromkeys(topics):  # a topic listed twice is still one observation
+        before = states.get(topic, TopicMastery(p_known=params.p_init))
+        states[topic] = observe(before, attempt, guessed)

@@ -6,16 +6,9 @@
    of ``recent_keys`` (the last N shown, oldest first) while any other template remains.
    It applies to every rule below, so a card whose 1-minute learning step is due does not
    come straight back.
-2. **Due reviews** (``quizzer.learning.review``) win, most overdue first — except a question
-   answered right earlier in this sitting (``settled``): the review's short-term learning steps
-   (1 and 10 minutes) would bring it straight back, which is drill on remembered numbers, not
-   review.  A question answered wrong comes back as its step says.
-3. **Topic practice** (``topic`` given: ``p`` on a topic) draws only questions carrying that
-   topic: its due reviews first, then questions never answered (those whose subject — first
-   topic — it is before those that only touch it), then the least recently answered.
-4. Otherwise the **weakest topic** (lowest mastery level, as the dashboard shows it; unseen
-   topics at ``prior``, 0: no evidence yet) among those whose prerequisites are on the way
-   (estimated skill, the posterior mean, ≥ 0.4, or the
+2. **Due reviews** (``quizzer.learning.review``) win, most overdue first.
+3. Otherwise the **weakest topic** (lowest BKT ``p_known``; unseen topics sit at the prior)
+   among those whose prerequisites are reasonably mastered (``p_known`` ≥ 0.6, or the
    prerequisite has no template among the candidates and so cannot be practised), and of
    its templates the least recently reviewed (never-seen first).  When interleaving leaves
    no unlocked topic, the weakest remaining one is taken rather than nothing.
@@ -26,17 +19,16 @@ generator gives the same pick whatever order the candidates come in.
 
 from __future__ import annotations
 
-import dataclasses
 import random
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
-from quizzer.learning.mastery import TopicMastery
+from quizzer.learning.mastery import BKTParams, TopicMastery
 from quizzer.learning.review import ReviewState, is_due, overdue, require_utc
 
-PREREQUISITE_THRESHOLD = 0.4
+PREREQUISITE_THRESHOLD = 0.6
 T = TypeVar("T")
 
 
@@ -101,10 +93,10 @@ def _lowest(scored: Mapping[str, float], rng: random.Random) -> str:
 
 
 def _due_pick(pool: Sequence[CandidateLike], review_states: Mapping[str, ReviewState], now: datetime,
-              rng: random.Random, settled: Collection[str]) -> Pick | None:
-    """The most overdue due review in ``pool`` not ``settled`` this sitting, if any."""
+              rng: random.Random) -> Pick | None:
+    """The most overdue due review in ``pool``, if any."""
     lateness = {c.key: overdue(review_states[c.key], now) for c in pool
-                if c.key in review_states and c.key not in settled and is_due(review_states[c.key], now)}
+                if c.key in review_states and is_due(review_states[c.key], now)}
     if not lateness:
         return None
     worst = max(lateness.values())
@@ -154,11 +146,8 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
     if not covered:  # topic-less templates only: nothing to rank, so spread the practice
         return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently seen")
     practisable = {t for c in candidates for t in c.topics}
-    p_known = {t: mastery[t].level if t in mastery else prior for t in practisable}
-    # Unlocking reads the estimate itself (the posterior mean), not the cautious level shown: a level
-    # of 50 % takes many answers, and gating on it kept a student drilling one topic for a sitting.
-    means = {t: mastery[t].p_known if t in mastery else prior for t in practisable}
-    open_topics = {t: p_known[t] for t in covered if unlocked(t, means, topics, practisable)}
+    p_known = {t: mastery[t].p_known if t in mastery else prior for t in practisable}
+    open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
     # Interleaving may have removed every unlocked topic's templates: then the weakest left.
     topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
     key = _least_recent([c.key for c in pool if topic in c.topics], review_states, rng)
@@ -167,29 +156,14 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
     return Pick(key, f"weakest topic: {name} ({p_known[topic]:.0%}){gated}", topic)
 
 
-def _topic_pick(pool: Sequence[CandidateLike], topic: str, review_states: Mapping[str, ReviewState],
-                rng: random.Random) -> Pick:
-    """A question of ``topic`` for topic practice: never answered first (its own before shared), else the stalest."""
-    unseen = [c for c in pool if c.key not in review_states]
-    own = [c.key for c in unseen if c.topics and c.topics[0] == topic]
-    if own or unseen:
-        return Pick(_choose(sorted(own or [c.key for c in unseen]), rng), "new question", topic)
-    return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently answered", topic)
-
-
 def next_question(candidates: Sequence[CandidateLike], mastery: Mapping[str, TopicMastery],
                   review_states: Mapping[str, ReviewState], topics: Mapping[str, TopicLike],
                   recent_keys: Sequence[str], now: datetime, rng: random.Random,
-                  prior: float = 0.0, *, topic: str | None = None,
-                  settled: Collection[str] = ()) -> Pick:
+                  prior: float = BKTParams().p_init) -> Pick:
     """The template to practise next, with the reason (see the module docstring for the rules)."""
-    if topic is not None:
-        candidates = [c for c in candidates if topic in c.topics]
     if not candidates:
         raise ValueError("no candidate templates to choose from")
     now = require_utc(now)  # checked here too: with nothing due, ``now`` would otherwise go unread
     pool = interleaved(candidates, recent_keys)
-    due = _due_pick(pool, review_states, now, rng, settled)
-    if topic is not None:
-        return dataclasses.replace(due, topic=topic) if due else _topic_pick(pool, topic, review_states, rng)
-    return due or _weakest_pick(pool, candidates, mastery, review_states, topics, prior, rng)
+    return (_due_pick(pool, review_states, now, rng)
+            or _weakest_pick(pool, candidates, mastery, review_states, topics, prior, rng))

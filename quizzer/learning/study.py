@@ -22,7 +22,7 @@ from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.mastery import GradedAttempt, TopicMastery, Tracker, as_utc, template_counts
+from quizzer.learning.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
@@ -37,8 +37,7 @@ class TopicRow:
     id: str
     name: str
     week: int
-    mastery: float  # the level shown (TopicMastery.level)
-    mastered: bool
+    mastery: float
     attempts: int
     accuracy: float | None
     due: int
@@ -48,11 +47,9 @@ class TopicRow:
 
 @dataclass(frozen=True)
 class PaperRow:
-    """A paper's progress: of its ``questions``, how many the learner's latest answer got ``right``."""
-
     paper: str
-    right: int
-    questions: int
+    mastered: int
+    routed: int
 
 
 @dataclass(frozen=True)
@@ -73,7 +70,7 @@ class Question:
 class RunningMastery:
     """A learner's per-topic mastery and how much of the history it reflects."""
 
-    tracker: Tracker
+    states: dict[str, TopicMastery]
     count: int
     last_id: int | None
     latest: datetime | None
@@ -103,8 +100,6 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
-    # Questions answered right in this sitting (this Study's life): their short-term review steps wait.
-    settled: set[str] = field(default_factory=set)
     # The app commits every answer the moment it is graded; `grade --batch` stages its whole file and
     # commits it at once (it holds the write lock meanwhile).
     commit_each: bool = True
@@ -140,24 +135,10 @@ class Study:
     def mastery(self, attempts: Sequence[Attempt] | None = None) -> dict[str, TopicMastery]:
         """Per-topic mastery after ``attempts`` (default: this learner's whole history)."""
         if attempts is None:
-            return dict(self._current_mastery().tracker.states)
-        return dict(self._replayed(attempts).states)
-
-    def _replayed(self, attempts: Sequence[Attempt]) -> Tracker:
-        tracker = Tracker(template_counts({k: t.topics for k, t in self.templates.items()},
-                                          {k: t.kind for k, t in self.templates.items()}))
-        for attempt in sorted(attempts, key=lambda a: as_utc(a.created_at)):
-            self._fold(tracker, attempt)
-        return tracker
-
-    def _fold(self, tracker: Tracker, attempt: Attempt) -> bool:
-        """Fold one attempt into ``tracker``; False for a question since removed (its topics are unknown)."""
-        template = self.templates.get(attempt.template_key)
-        if template is None:
-            return False
-        if template.topics:
-            tracker.fold(_graded(attempt), template.topics, template.kind, len(template.choices or ()) or None)
-        return True
+            return dict(self._current_mastery().states)
+        return replay([_graded(a) for a in attempts], {k: t.topics for k, t in self.templates.items()},
+                      {k: t.kind for k, t in self.templates.items()},
+                      {k: len(t.choices or ()) for k, t in self.templates.items() if t.choices})
 
     def _current_mastery(self) -> RunningMastery:
         """The running mastery, replayed afresh when the bank holds answers it has not seen (another
@@ -166,7 +147,7 @@ class Study:
         count, last_id = self.session.exec(seen.where(Attempt.learner_id == self.learner_id)).one()
         if self._running is None or (self._running.count, self._running.last_id) != (count, last_id):
             attempts = self.attempts()
-            self._running = RunningMastery(self._replayed(attempts), len(attempts), last_id,
+            self._running = RunningMastery(self.mastery(attempts), len(attempts), last_id,
                                            max((a.created_at for a in attempts), default=None))
         return self._running
 
@@ -176,17 +157,20 @@ class Study:
         running = self._running
         if running is None:
             return  # nothing folded yet: the next read replays the history
+        template = self.templates.get(attempt.template_key)
         out_of_order = running.latest is not None and attempt.created_at < running.latest
-        if out_of_order or not self._fold(running.tracker, attempt):
+        if template is None or out_of_order:
             self._running = None
             return
+        fold_attempt(running.states, _graded(attempt), template.topics, template.kind,
+                     len(template.choices or ()) or None)
         running.count, running.last_id, running.latest = running.count + 1, attempt.id, attempt.created_at
 
     def dashboard(self) -> Dashboard:
         attempts = self.attempts()
         mastery, states, now = self.mastery(), self.review_states(), self._now()
         due_keys = {key for key, state in states.items() if is_due(state, now)}
-        return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(attempts),
+        return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(mastery),
                          len(attempts), len(due_keys))
 
     def _topic_rows(self, attempts: Sequence[Attempt], mastery: dict[str, TopicMastery],
@@ -197,31 +181,20 @@ class Study:
             mine = [a for a in attempts if a.template_key in keys]
             state = mastery.get(topic.id)
             errors = Counter(a.misconception for a in mine if a.misconception)
-            rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
-                                 state.mastered if state else False, len(mine),
+            rows.append(TopicRow(topic.id, topic.name, topic.week, state.p_known if state else 0.0, len(mine),
                                  sum(a.score for a in mine) / len(mine) if mine else None,
                                  len(keys & due_keys), len(keys), tuple(errors.most_common(3))))
         return rows
 
-    def _paper_rows(self, attempts: Sequence[Attempt]) -> list[PaperRow]:
-        """Per paper with questions in the bank: how many of them the latest answer got right."""
-        latest = {a.template_key: a.verdict == "correct" for a in attempts}  # attempts come in time order
+    def _paper_rows(self, mastery: dict[str, TopicMastery]) -> list[PaperRow]:
+        """A routed question counts as mastered when every topic it is routed to is mastered."""
         rows: dict[str, list[int]] = {}
-        for key, template in self.templates.items():
-            if template.paper is not None:
-                counts = rows.setdefault(template.paper, [0, 0])
-                counts[0] += latest.get(key, False)
-                counts[1] += 1
-        return [PaperRow(paper, right, total) for paper, (right, total) in sorted(rows.items())]
-
-    def paper_progress(self, paper: str) -> PaperRow:
-        """One paper's row of the dashboard (the mock exam's summary shows the same)."""
-        keys = [k for k, t in self.templates.items() if t.paper == paper]
-        rows = select(Attempt.template_key, Attempt.verdict).where(
-            Attempt.learner_id == self.learner_id, col(Attempt.template_key).in_(keys))
-        latest = {key: verdict == "correct" for key, verdict in
-                  self.session.exec(rows.order_by(col(Attempt.created_at), col(Attempt.id))).all()}
-        return PaperRow(paper, sum(latest.values()), len(keys))
+        for record in self.catalog.records.values():
+            done = all(mastered(mastery[t].p_known) if t in mastery else False for t in record.topics)
+            counts = rows.setdefault(record.paper, [0, 0])
+            counts[0] += done
+            counts[1] += 1
+        return [PaperRow(paper, done, total) for paper, (done, total) in sorted(rows.items())]
 
     # --- practising ------------------------------------------------------------------------
 
@@ -233,13 +206,9 @@ class Study:
         if not candidates:
             raise LookupError("no questions match this selection")
         pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,
-                                   self.recent[-RECENT:], self._now(), self.rng, topic=topic, settled=self.settled)
+                                   self.recent[-RECENT:], self._now(), self.rng)
         self.recent.append(pick.key)
-        reason = pick.reason
-        if topic is not None:
-            name = self.catalog.topics[topic].name if topic in self.catalog.topics else topic
-            reason = f"practising {name}: {reason}"
-        return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), reason)
+        return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
 
     def submit(self, instance: Instance, response: str, seconds: float | None) -> Verdict:
         """Grade a typed answer, or a recall card's self-rating (again / hard / good / easy); a
@@ -283,7 +252,6 @@ class Study:
 
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
         now = self._now()
-        (self.settled.add if verdict.verdict == "correct" else self.settled.discard)(instance.key)
         begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self._card(instance.key)
         before = card.state_json if card else None

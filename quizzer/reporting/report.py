@@ -4,11 +4,10 @@ and who is behind.  Pure functions over plain data; rendering is in ``quizzer.re
 **Scope.**  ``paper`` keeps the routed questions of one paper, ``topic`` the questions carrying
 one topic; only attempts on questions in scope count, and only their topics are reported.
 
-**Mastery distribution.**  Each learner's per-topic mastery is the level the app shows
-(``TopicMastery.level`` after ``quizzer.learning.mastery.replay``) over that learner's attempts in
-scope.  Per topic the report gives the quartiles over the learners who attempted it, a histogram in
-fifths of [0, 1], how many count as mastered (≥ ``MASTERY_THRESHOLD``, which a level reaches only
-with coverage), and how many have not started it.
+**Mastery distribution.**  Each learner's per-topic mastery is the BKT estimate
+(``quizzer.learning.mastery.replay``) over that learner's attempts in scope.  Per topic the report gives
+the quartiles over the learners who attempted it, a histogram in fifths of [0, 1], how many
+count as mastered (≥ ``MASTERY_THRESHOLD``), and how many have not started it.
 
 **Hardest questions.**  First-try accuracy: per question, the share of learners whose first
 attempt was correct (a first try is not yet helped by the worked solution), over at least
@@ -18,7 +17,7 @@ attempt was correct (a first try is not yet helped by the worked solution), over
 answers and mistakes, flags and (with enough learners) Rasch estimates; see ``items``.
 
 **Behind.**  A learner is behind when their mean mastery over the topics in scope (a topic not
-started counts as 0: no evidence, no level) is below the class's lower quartile of that mean, or when they
+started counts at the BKT prior) is below the class's lower quartile of that mean, or when they
 answered fewer than ``RECENT_MINIMUM`` questions in the last ``RECENT_DAYS`` days.
 """
 
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from quizzer.common.errors import UserError
-from quizzer.learning.mastery import MASTERY_THRESHOLD, GradedAttempt, MasteryParams, as_utc, replay
+from quizzer.learning.mastery import MASTERY_THRESHOLD, BKTParams, GradedAttempt, as_utc, replay
 from quizzer.reporting.items import ItemAnalysis, analyse_items
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.schema import Template
@@ -141,7 +140,7 @@ def in_scope(templates: Mapping[str, Template], *, paper: str | None, topic: str
 
 def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], templates: Mapping[str, Template],
                  catalog: Catalog, *, now: datetime, paper: str | None = None, topic: str | None = None,
-                 params: MasteryParams = MasteryParams()) -> ClassReport:
+                 params: BKTParams = BKTParams()) -> ClassReport:
     """The whole report for ``learners`` (every profile, including those with no attempts yet)."""
     scoped = in_scope(templates, paper=paper, topic=topic)
     mine: dict[str, list[ClassAttempt]] = {name: [] for name in learners}
@@ -151,7 +150,7 @@ def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], temp
     topic_ids = [t for t in catalog.topics if any(t in template.topics for template in scoped.values())
                  and (topic is None or t == topic)]
     mastery = {name: _mastery(history, scoped, params) for name, history in mine.items()}
-    means = {name: statistics.fmean([m.get(t, 0.0) for t in topic_ids]) if topic_ids else 0.0
+    means = {name: statistics.fmean([m.get(t, params.p_init) for t in topic_ids]) if topic_ids else params.p_init
              for name, m in mastery.items()}
     lower = _quartiles(list(means.values()))[0] if len(means) >= 2 else None
     return ClassReport(
@@ -166,11 +165,11 @@ def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], temp
         items=analyse_items([a for history in mine.values() for a in history], scoped))
 
 
-def _mastery(history: list[ClassAttempt], scoped: Mapping[str, Template], params: MasteryParams) -> dict[str, float]:
+def _mastery(history: list[ClassAttempt], scoped: Mapping[str, Template], params: BKTParams) -> dict[str, float]:
     graded = [GradedAttempt(a.key, a.seed, a.verdict, a.score, a.seconds, a.at) for a in history]
     states = replay(graded, {k: t.topics for k, t in scoped.items()}, {k: t.kind for k, t in scoped.items()},
                     {k: len(t.choices or ()) for k, t in scoped.items() if t.choices}, params)
-    return {topic: state.level for topic, state in states.items()}  # level >= MASTERY_THRESHOLD iff mastered
+    return {topic: state.p_known for topic, state in states.items()}
 
 
 def _quartiles(values: list[float]) -> tuple[float, float, float]:

@@ -102,8 +102,7 @@ SDPA_SCALE = AnswerSpec(
     ("6.99×10^-4", "correct", "correct", None),
     ("0.000699", "correct", "correct", None),
     ("0.00699", "incorrect", "You forgot to divide by √d_k.", "forgot_sqrt"),
-    ("0.00070", "partial", "right to 5 decimals; give 6", None),  # a precision slip, not wrong maths
-    ("0.000701", "incorrect", "close, but not to 3 significant figures", None),
+    ("0.00070", "incorrect", "close, but not to 3 significant figures", None),
     ("-0.000699", "incorrect", "right size, wrong sign", None),
     ("6.99e-5", "incorrect",
      "your answer is 1/10 of the expected value — check units and powers of ten", None),
@@ -115,7 +114,7 @@ SDPA_SCALE = AnswerSpec(
 def test_number_grading(response: str, verdict: str, feedback: str, misconception: str | None) -> None:
     result = grade(SDPA_SCALE, response)
     assert (result.verdict, result.feedback, result.misconception) == (verdict, feedback, misconception)
-    assert result.score == {"correct": 1.0, "partial": 0.5}.get(verdict, 0.0)
+    assert result.score == (1.0 if verdict == "correct" else 0.0)
     assert result.expected == "0.0006987712"
 
 

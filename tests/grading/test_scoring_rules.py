@@ -215,26 +215,3 @@ def test_every_expected_answer_typed_as_printed_is_correct() -> None:
         for seed in SEEDS:
             item = instance(key, seed)
             assert grade(item.spec, item.answer_text).verdict == "correct", (key, seed, item.answer_text)
-
-
-def test_right_to_the_given_decimals_but_short_of_the_asked_precision_is_told_so() -> None:
-    from quizzer.grading.tolerance import PRECISION_CREDIT, Tolerance, short_of_precision
-    from quizzer.grading.verdict import grade
-    from tests.bundled_templates import instance
-
-    question = instance("practice/softmax-row-sums", 3)  # tolerance ±0.0005, expected [[0.0730, 0.1985, …]]
-    expected = [[float(v) for v in row] for row in question.spec.expected]
-    as_typed = "; ".join(", ".join(f"{v:.2f}" for v in row) for row in expected)
-    verdict = grade(question.spec, as_typed)
-    assert (verdict.verdict, verdict.score, verdict.feedback) == ("partial", PRECISION_CREDIT,
-                                                                  "right to 2 decimals; give 3")
-    assert "off" not in verdict.feedback
-    # Wrong in the second decimal: not a precision slip.
-    shifted = "; ".join(", ".join(f"{v + 0.02:.2f}" for v in row) for row in expected)
-    assert "decimals" not in grade(question.spec, shifted).feedback
-    # Given to the asked precision: correct.
-    assert grade(question.spec, "; ".join(", ".join(f"{v:.3f}" for v in row) for row in expected)).verdict == "correct"
-    # The asked decimals follow the tolerance: 3 significant figures of 0.0693 need 4 decimals.
-    assert short_of_precision("0.069", 0.069, 0.06931, Tolerance(sig=3)) == (3, 4)
-    assert short_of_precision("0.07", 0.07, 0.0760, Tolerance(sig=3)) is None  # 0.076 rounds to 0.08
-    assert short_of_precision("7e-2", 0.07, 0.0693, Tolerance(sig=3)) is None  # e-notation: no decimals read

@@ -1,73 +1,70 @@
-"""Mastery: the skill posterior checked by independent integration, the evidence weights, coverage, replay."""
+"""BKT mastery: hand-computed updates, guess by kind, partial credit, replay, bounds."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
-import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from quizzer.learning import mastery
 from quizzer.learning.mastery import (
-    MASTERY_THRESHOLD,
-    SLIP,
+    BKTParams,
     GradedAttempt,
-    MasteryParams,
-    Tracker,
+    TopicMastery,
     guess_probability,
+    mastered,
+    posterior,
     replay,
-    template_counts,
+    update,
 )
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
-U = np.linspace(0.5 / 20000, 1 - 0.5 / 20000, 20000)  # midpoints in u = s^a, where the Beta prior is smooth
+# p_init 0.2, learn 0.15, slip 0.1 and guess 0.25 (a four-option choice) throughout the hand arithmetic.
+P = BKTParams(p_init=0.2, p_learn=0.15, p_slip=0.1, p_guess=0.25)
 
 
-def attempt(key: str, verdict: str, score: float, minutes: float) -> GradedAttempt:
+def attempt(key: str, verdict: str, score: float, minutes: int) -> GradedAttempt:
     return GradedAttempt(key=key, seed=1, verdict=verdict, score=score, seconds=30.0,
                          at=T0 + timedelta(minutes=minutes))
 
 
-def right(key: str, minutes: float) -> GradedAttempt:
-    return attempt(key, "correct", 1.0, minutes)
+def test_correct_update_by_hand() -> None:
+    # posterior = 0.2*0.9 / (0.2*0.9 + 0.8*0.25) = 0.18 / 0.38 = 0.473684...
+    # learned   = 0.473684 + (1 - 0.473684) * 0.15 = 0.552632
+    assert posterior(0.2, True, P) == pytest.approx(0.18 / 0.38)
+    assert update(0.2, 1.0, P) == pytest.approx(0.18 / 0.38 + (1 - 0.18 / 0.38) * 0.15)
+    assert update(0.2, 1.0, P) == pytest.approx(0.552632, abs=1e-6)
 
 
-def wrong(key: str, minutes: float) -> GradedAttempt:
-    return attempt(key, "incorrect", 0.0, minutes)
+def test_incorrect_update_by_hand() -> None:
+    # posterior = 0.2*0.1 / (0.2*0.1 + 0.8*0.75) = 0.02 / 0.62 = 0.032258...
+    # learned   = 0.032258 + (1 - 0.032258) * 0.15 = 0.177419
+    assert posterior(0.2, False, P) == pytest.approx(0.02 / 0.62)
+    assert update(0.2, 0.0, P) == pytest.approx(0.177419, abs=1e-6)
 
 
-def integrated_mean(observations: list[tuple[float, float, float]], params: MasteryParams = MasteryParams(),
-                    fade: float = mastery.FADE) -> float:
-    """E[s] under prior × Π (likelihood^weight), faded as the module says, by a 20000-point midpoint rule
-    in u = s^a (s^(a-1) ds = du / a), independent of the module's 100-cell grid."""
-    s = U ** (1 / params.prior_a)
-    log_prior = (params.prior_b - 1) * np.log1p(-s)
-    evidence = np.zeros_like(s)
-    for score, guess, weight in observations:
-        p = s * (1 - SLIP) + (1 - s) * guess
-        evidence = fade * evidence + weight * (score * np.log(p) + (1 - score) * np.log(1 - p))
-    density = np.exp(log_prior + evidence - (log_prior + evidence).max())
-    return float((s * density).sum() / density.sum())
+def test_partial_score_mixes_the_two_posteriors() -> None:
+    # mix     = 0.5 * 0.18/0.38 + 0.5 * 0.02/0.62 = 0.5 * 0.473684 + 0.5 * 0.032258 = 0.252971
+    # learned = 0.252971 + (1 - 0.252971) * 0.15 = 0.365026
+    assert update(0.2, 0.5, P) == pytest.approx(0.365026, abs=1e-6)
+    # s = 0.25 weighs the incorrect posterior three times as much.
+    mix = 0.25 * (0.18 / 0.38) + 0.75 * (0.02 / 0.62)
+    assert update(0.2, 0.25, P) == pytest.approx(mix + (1 - mix) * 0.15)
 
 
-def tracked(history: list[GradedAttempt], topics: dict[str, tuple[str, ...]], kinds: dict[str, str],
-            options: dict[str, int] | None = None) -> dict[str, mastery.TopicMastery]:
-    return replay(history, topics, kinds, options or {})
-
-
-def test_prior_mean_and_validation() -> None:
-    assert MasteryParams().p_init == pytest.approx(0.2)
-    for bad in ({"prior_a": 0.0}, {"prior_b": -1.0}, {"prior_a": float("nan")}):
-        with pytest.raises(ValueError):
-            MasteryParams(**bad)
+def test_updates_move_the_right_way() -> None:
+    assert update(0.5, 1.0, P) > 0.5
+    assert update(0.5, 0.0, P) < 0.5
+    assert update(0.5, 0.0, P) < update(0.5, 0.3, P) < update(0.5, 0.7, P) < update(0.5, 1.0, P)
 
 
 @pytest.mark.parametrize(("kind", "n", "expected"), [
-    ("choice", 4, 0.25), ("choice", 2, 0.5), ("bool", None, 0.5), ("multi", 3, 0.125),
-    ("multi", 12, mastery.TYPED_GUESS), ("order", 3, 1 / 6), ("number", None, mastery.TYPED_GUESS),
-    ("matrix", None, mastery.TYPED_GUESS), ("expression", None, mastery.TYPED_GUESS), ("text", None, 0.2),
+    ("choice", 4, 0.25), ("choice", 2, 0.5), ("bool", None, 0.5),
+    ("multi", 3, 0.125), ("multi", 12, 0.1),  # 1/4096 is floored at 0.1
+    ("number", None, 0.1), ("integer", None, 0.1), ("vector", None, 0.1), ("matrix", None, 0.1),
+    ("shape", None, 0.1), ("expression", None, 0.1), ("text", None, 0.2),
 ])
 def test_guess_by_kind(kind: str, n: int | None, expected: float) -> None:
     assert guess_probability(kind, n) == pytest.approx(expected)
@@ -79,112 +76,98 @@ def test_guess_rejects_bad_kinds(kind: str, n: int | None) -> None:
         guess_probability(kind, n)
 
 
-def test_posterior_mean_matches_independent_quadrature() -> None:
-    topics = {"a": ("t",), "b": ("t",), "c": ("t",)}
-    kinds = {"a": "number", "b": "choice", "c": "bool"}
-    history = [right("a", 0), wrong("b", 30 * 60), attempt("c", "partial", 0.5, 60 * 60)]  # hours apart: fresh
-    state = tracked(history, topics, kinds, {"b": 4})["t"]
-    expected = integrated_mean([(1.0, 0.05, 1.0), (0.0, 0.25, 1.0), (0.5, 0.5, 1.0)])
-    assert state.p_known == pytest.approx(expected, abs=0.005)
-    assert (state.attempts, state.correct) == (3, 1)
+def test_a_typed_answer_is_stronger_evidence_than_a_bool() -> None:
+    typed = dataclasses.replace(P, p_guess=guess_probability("number"))
+    coin = dataclasses.replace(P, p_guess=guess_probability("bool"))
+    assert update(0.2, 1.0, typed) > update(0.2, 1.0, coin)
 
 
-def test_a_right_typed_answer_is_stronger_evidence_than_a_right_bool() -> None:
-    typed = tracked([right("a", 0)], {"a": ("t",)}, {"a": "number"})["t"].p_known
-    coin = tracked([right("a", 0)], {"a": ("t",)}, {"a": "bool"})["t"].p_known
-    assert typed > coin > MasteryParams().p_init
+@pytest.mark.parametrize("bad", [
+    {"p_slip": 0.0}, {"p_guess": 1.0}, {"p_init": 1.5}, {"p_learn": -0.1}, {"p_slip": 0.5, "p_guess": 0.5},
+    {"p_init": float("nan")},
+])
+def test_params_are_validated(bad: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        BKTParams(**bad)
 
 
-def test_answers_at_the_guessing_rate_lower_the_estimate() -> None:
-    # Right half the time on true/false is what a coin does: no skill shown.
-    history = [(right if i % 2 else wrong)(f"q{i}", i * 60 * 24) for i in range(10)]
-    state = tracked(history, {f"q{i}": ("t",) for i in range(10)}, {f"q{i}": "bool" for i in range(10)})["t"]
-    assert state.p_known < MasteryParams().p_init
+@pytest.mark.parametrize(("p_known", "score"), [(1.2, 1.0), (0.5, -0.1), (0.5, float("nan"))])
+def test_update_rejects_out_of_range(p_known: float, score: float) -> None:
+    with pytest.raises(ValueError):
+        update(p_known, score, P)
 
 
-def test_a_repeat_within_the_short_term_window_counts_less() -> None:
-    topics, kinds = {"a": ("t",), "b": ("t",)}, {"a": "number", "b": "number"}
-    repeated = tracked([right("a", 0), right("a", 20)], topics, kinds)["t"]
-    fresh = tracked([right("a", 0), right("b", 20)], topics, kinds)["t"]
-    next_day = tracked([right("a", 0), right("a", 60 * 25)], topics, kinds)["t"]
-    assert repeated.p_known < fresh.p_known
-    assert next_day.p_known == pytest.approx(fresh.p_known)
-    assert repeated.p_known == pytest.approx(
-        integrated_mean([(1.0, 0.05, 1.0), (1.0, 0.05, mastery.REPEAT_WEIGHT)]), abs=0.005)
+def test_mastered_threshold() -> None:
+    assert mastered(0.95) and not mastered(0.9499)
+    assert mastered(0.7, threshold=0.6)
 
 
-def test_secondary_topics_move_half_as_far() -> None:
-    state = tracked([right("a", 0)], {"a": ("main", "side")}, {"a": "number"})
-    assert state["main"].p_known == pytest.approx(integrated_mean([(1.0, 0.05, 1.0)]), abs=0.005)
-    assert state["side"].p_known == pytest.approx(integrated_mean([(1.0, 0.05, mastery.SECONDARY_WEIGHT)]),
-                                                  abs=0.005)
+def test_replay_multi_topic_history() -> None:
+    topics = {"practice/mcq": ["softmax", "sdpa"], "practice/num": ["sdpa"], "practice/gone-later": ["ffn"]}
+    kinds = {"practice/mcq": "choice", "practice/num": "number"}
+    options = {"practice/mcq": 4}
+    history = [  # given out of order: replay sorts by time
+        attempt("practice/num", "incorrect", 0.0, minutes=5),
+        attempt("practice/mcq", "correct", 1.0, minutes=0),
+        attempt("practice/removed", "correct", 1.0, minutes=7),  # not in the bank any more: skipped
+    ]
+    result = replay(history, topics, kinds, options, BKTParams(p_init=0.2, p_learn=0.15, p_slip=0.1))
+
+    # t=0, choice of 4 (guess 0.25), correct: both topics go 0.2 -> 0.552632 (as in test_correct_update_by_hand).
+    softmax = result["softmax"]
+    assert softmax.p_known == pytest.approx(0.552632, abs=1e-6)
+    assert softmax == TopicMastery(p_known=softmax.p_known, attempts=1, correct=1, last_seen=T0)
+    # t=5, number (guess 0.1), incorrect, on sdpa only:
+    # posterior = 0.552632*0.1 / (0.552632*0.1 + 0.447368*0.9) = 0.0552632 / 0.4578947 = 0.120690
+    # learned   = 0.120690 + 0.879310 * 0.15 = 0.252586
+    sdpa = result["sdpa"]
+    assert sdpa.p_known == pytest.approx(0.252586, abs=1e-5)
+    assert (sdpa.attempts, sdpa.correct, sdpa.last_seen) == (2, 1, T0 + timedelta(minutes=5))
+    assert "ffn" not in result  # never attempted: the caller uses p_init
 
 
-def test_self_rated_recall_weighs_less_than_a_computed_answer() -> None:
-    rated = tracked([right("a", 0)], {"a": ("t",)}, {"a": "text"})["t"]
-    assert rated.p_known == pytest.approx(integrated_mean([(1.0, 0.2, mastery.SELF_RATED_WEIGHT)]), abs=0.005)
+def test_replay_reads_naive_times_as_utc_and_counts_partial_as_not_correct() -> None:
+    naive = GradedAttempt("practice/tf", 3, "partial", 0.5, None, datetime(2025, 3, 1, 9, 0))
+    result = replay([naive], {"practice/tf": ["softmax"]}, {"practice/tf": "bool"}, {})
+    assert result["softmax"].last_seen == T0
+    assert (result["softmax"].attempts, result["softmax"].correct) == (1, 0)
 
 
-def test_one_question_repeated_never_masters_a_topic() -> None:
-    topics = {f"q{i}": ("t",) for i in range(5)}
-    kinds = {key: "number" for key in topics}
-    state = tracked([right("q0", day * 60 * 24) for day in range(30)], topics, kinds)["t"]
-    assert state.lower > MASTERY_THRESHOLD  # thirty days right: the evidence is strong ...
-    assert not state.covered and not state.mastered  # ... but it is one question
-    assert state.level == mastery.UNCOVERED_CAP < MASTERY_THRESHOLD
+def test_replay_rejects_unknown_verdicts() -> None:
+    with pytest.raises(ValueError, match="invalid"):
+        replay([attempt("practice/num", "invalid", 0.0, 0)], {"practice/num": ["sdpa"]}, {"practice/num": "number"}, {})
 
 
-def test_coverage_needs_three_distinct_questions_and_a_computed_one() -> None:
-    topics = {"c1": ("t",), "c2": ("t",), "c3": ("t",), "n": ("t",)}
-    kinds = {"c1": "choice", "c2": "choice", "c3": "choice", "n": "number"}
-    counts = template_counts(topics, kinds)
-    recalled = Tracker(counts)
-    for i, key in enumerate(("c1", "c2", "c3")):
-        recalled.fold(right(key, i), topics[key], kinds[key], 4)
-    assert not recalled.states["t"].covered  # three right, none computed
-    recalled.fold(right("n", 3), topics["n"], kinds["n"], None)
-    assert recalled.states["t"].covered
-
-
-def test_a_small_topic_is_covered_by_all_its_questions() -> None:
-    topics, kinds = {"only": ("t",)}, {"only": "bool"}
-    state = tracked([right("only", 0)], topics, kinds)["t"]
-    assert state.covered  # one question, not computed: all the topic has
-
-
-def test_mastered_exactly_when_the_level_reaches_the_threshold() -> None:
-    topics = {f"q{i}": ("t",) for i in range(12)}
-    kinds = dict.fromkeys(topics, "number")
-    tracker = Tracker(template_counts(topics, kinds))
-    for i, key in enumerate(topics):
-        tracker.fold(right(key, i * 60 * 24), ("t",), "number", None)
-        state = tracker.states["t"]
-        assert state.mastered == (state.level >= MASTERY_THRESHOLD)
-    assert tracker.states["t"].mastered  # twelve different questions right, days apart
-
-
-def test_replay_sorts_by_time_skips_removed_questions_and_reads_naive_times_as_utc() -> None:
-    topics, kinds = {"a": ("t",), "b": ("t",)}, {"a": "number", "b": "bool"}
-    naive = GradedAttempt("b", 3, "partial", 0.5, None, datetime(2025, 3, 1, 9, 30))
-    result = replay([naive, right("a", 0), right("gone", 5)], topics, kinds, {})
-    assert result["t"].last_seen == T0 + timedelta(minutes=30)
-    assert (result["t"].attempts, result["t"].correct) == (2, 1)
+def test_replay_of_nothing_is_empty() -> None:
     assert replay([], {}, {}, {}) == {}
 
 
-@pytest.mark.parametrize("bad", [attempt("a", "invalid", 0.0, 0), attempt("a", "correct", 1.5, 0)])
-def test_replay_rejects_bad_attempts(bad: GradedAttempt) -> None:
-    with pytest.raises(ValueError):
-        replay([bad], {"a": ("t",)}, {"a": "number"}, {})
+probabilities = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+params = st.builds(BKTParams, p_init=probabilities, p_learn=probabilities,
+                   p_slip=st.floats(min_value=1e-6, max_value=0.45), p_guess=st.floats(min_value=1e-6, max_value=0.5))
 
 
-@settings(max_examples=40, deadline=None)
-@given(scores=st.lists(st.floats(min_value=0.0, max_value=1.0), max_size=30),
-       kind=st.sampled_from(["number", "bool", "text", "choice"]))
-def test_long_histories_stay_probabilities(scores: list[float], kind: str) -> None:
-    tracker = Tracker()
-    for i, score in enumerate(scores):
-        verdict = "correct" if score == 1 else "incorrect" if score == 0 else "partial"
-        tracker.fold(attempt(f"q{i % 4}", verdict, score, i), ("t",), kind, 4)
-        state = tracker.states["t"]
-        assert 0.0 <= state.lower <= state.p_known + 0.01 and state.p_known <= 1.0
+@given(p_known=probabilities, score=probabilities, bkt=params)
+def test_update_stays_a_probability(p_known: float, score: float, bkt: BKTParams) -> None:
+    assert 0.0 <= update(p_known, score, bkt) <= 1.0
+
+
+@given(scores=st.lists(probabilities, max_size=40), bkt=params)
+def test_long_histories_stay_probabilities(scores: list[float], bkt: BKTParams) -> None:
+    p = bkt.p_init
+    for score in scores:
+        p = update(p, score, bkt)
+        assert 0.0 <= p <= 1.0
+
+
+def test_default_parameters_need_three_right_typed_answers_in_a_row_for_mastery() -> None:
+    # p_init 0.1, learn 0.1, slip 0.1, typed guess 0.1:
+    # 1st: 0.1*0.9 / (0.09 + 0.9*0.1) = 0.5,    + 0.5*0.1    = 0.55
+    # 2nd: 0.55*0.9 / (0.495 + 0.45*0.1) = 0.916667, + 0.083333*0.1 = 0.925
+    # 3rd: 0.925*0.9 / (0.8325 + 0.075*0.1) = 0.991071, + 0.008929*0.1 = 0.991964
+    defaults = BKTParams(p_guess=guess_probability("number", None))
+    seen = [BKTParams().p_init]
+    for _ in range(3):
+        seen.append(update(seen[-1], 1.0, defaults))
+    assert seen == pytest.approx([0.1, 0.55, 0.925, 0.991964], abs=1e-6)
+    assert [mastered(p) for p in seen] == [False, False, False, True]

@@ -21,7 +21,6 @@ from quizzer.common.errors import TemplateError
 from quizzer.learning.study import Study
 from quizzer.templates.instance import CANONICAL_SEED, Instance, make_instance
 from quizzer.templates.schema import Template
-from quizzer.text.exprtext import as_maths
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import letter
 from quizzer.tui.widgets.question_view import question_markdown
@@ -81,7 +80,7 @@ def preview_markdown(instance: Instance) -> str:
     parts = [question_markdown(instance)]
     if instance.choices:
         parts.append("\n".join(f"- ({letter(i)}) {render_math(choice)}" for i, choice in enumerate(instance.choices)))
-    parts += [f"**Answer:** {as_maths(instance.kind, instance.answer_text)}", "#### Worked solution",
+    parts += [f"**Answer:** {render_math(instance.answer_text)}", "#### Worked solution",
               render_math(instance.solution)]
     return "\n\n".join(parts)
 

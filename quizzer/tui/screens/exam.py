@@ -19,7 +19,6 @@ from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, 
 from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Recorded, Study
 from quizzer.templates.instance import Instance
-from quizzer.text.exprtext import as_maths
 from quizzer.text.mathtext import render_math
 from quizzer.tui.screens.practice import answer_widget
 from quizzer.tui.widgets.answer_box import AnswerBox
@@ -228,7 +227,7 @@ class MockExamScreen(Screen[None]):
         saved = ""
         if current.verdict is not None:
             shown = current.verdict.reading or current.response or ""
-            saved = f"Saved answer: [b]{as_maths(current.instance.kind, shown)}[/] [dim]— answer again to change it[/]"
+            saved = f"Saved answer: [b]{render_math(shown)}[/] [dim]— answer again to change it[/]"
         if answered == len(self.slots):
             saved += "\nEvery question is answered: [b]ctrl+f[/] finishes and marks the paper."
         self.query_one("#exam-saved", Static).update(saved.strip())
@@ -351,13 +350,9 @@ class MockExamScreen(Screen[None]):
         taken = clock_text((self.finished - self.started).total_seconds())
         ran_out = " · [b]time ran out[/]" if self.deadline is not None and self.finished >= self.deadline else ""
         counts = ", ".join(f"{verdicts[name]} {label}" for name, label in OUTCOMES.items() if verdicts[name])
-        # The dashboard's count for this paper, from the same query: it agrees with this sitting
-        # except where a question left unanswered here was answered right before.
-        progress = self.study.paper_progress(self.paper)
         self.query_one("#exam-score", Static).update(
             f"[b]Score {total:g} / {len(self.slots)}[/] ({total / len(self.slots):.0%}) · {counts} · "
-            f"time {taken}{ran_out}\nPaper progress (dashboard): {progress.right}/{progress.questions} right · "
-            "[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
+            f"time {taken}{ran_out}\n[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
         marks = self.query_one("#exam-marks", DataTable)
         for number, slot in enumerate(self.slots, 1):
             marks.add_row(str(number), slot.instance.key, verdict_text(slot.verdict),
@@ -374,8 +369,8 @@ class MockExamScreen(Screen[None]):
         """The question, the student's and the expected answer, what went wrong, the worked solution."""
         slot = self.slots[index]
         instance = slot.instance
-        body = (feedback_markdown(instance, slot.verdict, typed=slot.response) if slot.verdict else
-                f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text, instance.kind)}\n\n"
+        body = (feedback_markdown(instance, slot.verdict) if slot.verdict else
+                f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
                 f"#### Worked solution\n\n{render_math(instance.solution)}")
         self.query_one("#exam-detail", Markdown).update(
             f"{question_markdown(instance, f'{index + 1}. ')}\n\n---\n\n{body}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,7 +19,15 @@ from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
-from quizzer.learning.mastery import MASTERY_THRESHOLD, GradedAttempt, Tracker, as_utc, template_counts
+from quizzer.learning.mastery import (
+    MASTERY_THRESHOLD,
+    BKTParams,
+    GradedAttempt,
+    TopicMastery,
+    as_utc,
+    guess_probability,
+    observe,
+)
 from quizzer.learning.study import Study
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
@@ -39,14 +48,14 @@ class Point:
     """One topic just after one attempt on it."""
 
     number: int  # the attempt's position in the whole history, from 1
-    mastery: float  # the topic's mastery level after the attempt
+    mastery: float  # the topic's P(known) after the attempt
     accuracy: float  # mean score of the topic's attempts so far
 
 
-def topic_series(attempts: Sequence[Attempt], templates: Mapping[str, Template]) -> dict[str, list[Point]]:
+def topic_series(attempts: Sequence[Attempt], templates: Mapping[str, Template],
+                 params: BKTParams = BKTParams()) -> dict[str, list[Point]]:
     """Replay the history in order, as :func:`quizzer.learning.mastery.replay` does, keeping every step per topic."""
-    tracker = Tracker(template_counts({k: t.topics for k, t in templates.items()},
-                                      {k: t.kind for k, t in templates.items()}))
+    states: dict[str, TopicMastery] = {}
     scores: dict[str, float] = {}
     series: dict[str, list[Point]] = {}
     ordered = sorted(attempts, key=lambda attempt: as_utc(attempt.created_at))  # stable, like replay
@@ -56,19 +65,19 @@ def topic_series(attempts: Sequence[Attempt], templates: Mapping[str, Template])
             continue
         graded = GradedAttempt(attempt.template_key, attempt.seed, attempt.verdict, attempt.score,
                                attempt.seconds, as_utc(attempt.created_at))
-        tracker.fold(graded, template.topics, template.kind, len(template.choices or ()) or None)
+        guessed = dataclasses.replace(params, p_guess=guess_probability(template.kind, len(template.choices or ())))
         for topic in dict.fromkeys(template.topics):
-            state = tracker.states[topic]
+            state = observe(states.get(topic, TopicMastery(p_known=params.p_init)), graded, guessed)
+            states[topic] = state
             scores[topic] = scores.get(topic, 0.0) + attempt.score
             series.setdefault(topic, []).append(
-                Point(number, state.level, scores[topic] / state.attempts))
+                Point(number, state.p_known, scores[topic] / state.attempts))
     return series
 
 
 def course_mastery(series: Mapping[str, Sequence[Point]], topics: Sequence[str], count: int,
-                   p_init: float = 0.0) -> list[float]:
-    """Mean mastery over ``topics`` after each of ``count`` attempts (a topic not yet tried is at ``p_init``:
-    no evidence, no level)."""
+                   p_init: float = BKTParams().p_init) -> list[float]:
+    """Mean mastery over ``topics`` after each of ``count`` attempts (a topic not yet tried is at ``p_init``)."""
     changes: dict[int, list[tuple[str, float]]] = {}
     for topic, points in series.items():
         for point in points:
@@ -210,7 +219,7 @@ class HistoryScreen(Screen[None]):
             if topic is not None:  # a topic's answers are sparse: mark each one, or a lone answer is a speck
                 plt.scatter(numbers, values, color=color, marker="dot")
         plt.ylim(0, 1)
-        plt.yticks([0, 0.25, 0.5, MASTERY_THRESHOLD, 1], ["0%", "25%", "50%", "mastered", "100%"])
+        plt.yticks([0, 0.25, 0.5, 0.75, MASTERY_THRESHOLD], ["0%", "25%", "50%", "75%", "mastered"])
         self._time_ticks(plt)
         plot.refresh()
 

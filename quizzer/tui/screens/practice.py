@@ -28,14 +28,14 @@ from quizzer.tui.widgets.recall_box import RecallBox
 NEXT_HINT = "[b]n[/] or [b]enter[/]: next question"
 
 
-def answer_widget(instance: Instance) -> Widget:
-    """The input that suits the question's kind (a recall card shows its model answer before the rating)."""
+def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
+    """The input that suits the question's kind (``model_answer``: recall cards reveal it before rating)."""
     if instance.kind in ("choice", "multi"):
         return ChoiceBox(instance.choices, multi=instance.kind == "multi")
     if instance.kind == "order":
         return OrderBox(instance.choices)
     if instance.kind == "text":
-        return RecallBox(recall_markdown(instance))
+        return RecallBox(recall_markdown(instance) if model_answer else None)
     context = {"variables": instance.spec.variables} if instance.kind == "expression" else {}
     return AnswerBox(instance.kind, context)
 
@@ -47,8 +47,7 @@ def recall_markdown(instance: Instance) -> str:
 
 OPEN_KEYS = Content.from_markup(
     "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] reveal solution  [b]esc[/] back  [b]?[/] help")
-ANSWERED_KEYS = Content.from_markup(
-    "[b]n[/] or [b]enter[/] next question  [b]home[/]/[b]↑[/] the question  [b]esc[/] back  [b]?[/] help")
+ANSWERED_KEYS = Content.from_markup("[b]n[/] or [b]enter[/] next question  [b]esc[/] back  [b]?[/] help")
 
 
 class PracticeFilters(TypedDict):
@@ -79,9 +78,6 @@ class PracticeScreen(Screen[None]):
         self.question: Question | None = None
         self.shown_at = 0.0
         self.answered = False
-        # True once the feedback has been painted: a key typed before that (the second enter of a
-        # quick double press, queued behind the one that submitted) must not skip it unread.
-        self.feedback_on_screen = False
         self.count = 0
 
     def compose(self) -> ComposeResult:
@@ -106,12 +102,12 @@ class PracticeScreen(Screen[None]):
         if action in ("skip", "reveal"):
             return not self.answered
         if action == "next":
-            return self.answered and self.feedback_on_screen
+            return self.answered
         return True
 
     async def action_next(self) -> None:
-        """Show the next question, once this one is answered, skipped or revealed and its feedback seen."""
-        if self.question is not None and not (self.answered and self.feedback_on_screen):
+        """Show the next question, once this one is answered, skipped or revealed."""
+        if self.question is not None and not self.answered:
             return
         try:
             self.question = self.study.next(**self.filters)
@@ -126,14 +122,14 @@ class PracticeScreen(Screen[None]):
         with self.app.batch_update():
             self._set_answered(False)
             self._show_figures()
-            self.sub_title = f"seed {instance.seed} · {instance.key}"  # the seed first: a long key is cut
+            self.sub_title = f"{instance.key} · seed {instance.seed}"
             self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
             await self.query_one("#question", Markdown).update(question_markdown(instance))
             self._show_verdict("", None)
             await self.query_one("#feedback", Markdown).update("")
             slot = self.query_one("#answer-slot", Vertical)
             await slot.remove_children()  # before mounting the next input, so a fast skip cannot overlap them
-            await slot.mount(answer_widget(instance))
+            await slot.mount(answer_widget(instance, model_answer=True))
             self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
         self.shown_at = time.monotonic()
 
@@ -141,7 +137,6 @@ class PracticeScreen(Screen[None]):
         """Leave this question unanswered (nothing is recorded) and show another."""
         if not self.answered:
             self._set_answered(True)
-            self.feedback_on_screen = True  # nothing to read
             await self.action_next()
 
     async def action_reveal(self) -> None:
@@ -150,7 +145,7 @@ class PracticeScreen(Screen[None]):
             return
         instance = self.question.instance
         self._show_verdict(f"Solution revealed — not counted · {NEXT_HINT}", "revealed")
-        await self._show_feedback(f"{answer_markdown('Answer', instance.answer_text, instance.kind)}\n\n"
+        await self._show_feedback(f"{answer_markdown('Answer', instance.answer_text)}\n\n"
                                   f"#### Worked solution\n\n{render_math(instance.solution)}")
 
     @on(AnswerBox.Submitted)
@@ -166,9 +161,9 @@ class PracticeScreen(Screen[None]):
         """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""
         if self.question is None or self.answered:
             return
-        await self._graded(self.study.submit(self.question.instance, response, self._seconds()), response)
+        await self._graded(self.study.submit(self.question.instance, response, self._seconds()))
 
-    async def _graded(self, verdict: Verdict, response: str) -> None:
+    async def _graded(self, verdict: Verdict) -> None:
         assert self.question is not None
         instance = self.question.instance
         if verdict.verdict == "invalid":
@@ -177,7 +172,7 @@ class PracticeScreen(Screen[None]):
         headline = (f"Rated {verdict.reading}: {verdict.feedback}" if instance.kind == "text"
                     else verdict_line(verdict))
         self._show_verdict(f"{headline} · {NEXT_HINT}", verdict.verdict)
-        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False, typed=response))
+        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False))
 
     def _show_verdict(self, text: str, verdict: str | None) -> None:
         """The coloured verdict banner (hidden while a question is open)."""
@@ -194,16 +189,10 @@ class PracticeScreen(Screen[None]):
             await self.query_one("#feedback", Markdown).update(markdown)
         scroll = self.query_one("#question-scroll", VerticalScroll)
         scroll.focus()
-        self.call_after_refresh(self._feedback_painted)
-
-    def _feedback_painted(self) -> None:
-        """Runs after the refresh that drew the feedback: keys queued before it were ignored; next ones count."""
-        # Scroll only as far as the verdict needs (it is laid out now): the question stays above it,
-        # in view when it is short, `home` away when it is long.
-        scroll = self.query_one("#question-scroll", VerticalScroll)
-        scroll.scroll_to_widget(self.query_one("#verdict", Static), animate=False)
-        self.feedback_on_screen = True
-        self.refresh_bindings()
+        # A long prompt can push the verdict below the fold: bring it to the top (the prompt is above),
+        # once the feedback is laid out, or there would be nothing below to scroll to.
+        self.call_after_refresh(scroll.scroll_to_widget, self.query_one("#verdict", Static), top=True,
+                                animate=False)
 
     def _show_figures(self) -> None:
         if self.question is not None:
@@ -212,7 +201,6 @@ class PracticeScreen(Screen[None]):
 
     def _set_answered(self, answered: bool) -> None:
         self.answered = answered
-        self.feedback_on_screen = False
         self.query_one("#keys", Static).update(ANSWERED_KEYS if answered else OPEN_KEYS)
 
     def _seconds(self) -> float:

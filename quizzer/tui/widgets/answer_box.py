@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from quizzer.grading.parse import preview
-from quizzer.text.exprtext import as_maths
+from quizzer.text.mathtext import render_math
 
 PLACEHOLDERS = {
     "number": "a number: 0.7311, 6.99e-4, 1/sqrt(2), e^2/(e^2+e)",
@@ -62,4 +62,4 @@ class AnswerBox(Vertical):
         shown = preview(self.kind, text, **self.context)
         if not shown.readable:
             return Content.assemble((f"not readable yet: {shown.text}", "dim"))
-        return Content.assemble("I read: ", (as_maths(self.kind, shown.text), "bold"))
+        return Content.assemble("I read: ", (render_math(shown.text), "bold"))

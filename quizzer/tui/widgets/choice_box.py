@@ -54,7 +54,7 @@ class ChoiceBox(Vertical):
     def compose(self) -> ComposeResult:
         yield OptionList(*(self._label(i) for i in range(len(self.options))), id="choices")
         yield Static("a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
-                     else "a letter or ↑/↓ selects · enter submits", classes="hint")
+                     else "↑/↓ or a letter · enter submits", classes="hint")
 
     def _label(self, index: int) -> Text:
         """`(b) text`, after `[x] ` or `[ ] ` in a multi question."""
@@ -75,7 +75,7 @@ class ChoiceBox(Vertical):
             self.post_message(self.Submitted(letter(event.option_index)))
 
     def on_key(self, event: Key) -> None:
-        """A letter selects (single) or toggles (multi) its option; enter submits, as the hint says."""
+        """A letter picks (or toggles) its option; enter submits a multi selection."""
         self.scroll_visible(animate=False)
         if self.multi and event.key == "enter":
             event.stop()
@@ -83,9 +83,11 @@ class ChoiceBox(Vertical):
         elif len(event.key) == 1 and "a" <= event.key < letter(len(self.options)):
             event.stop()
             index = ord(event.key) - ord("a")
-            self.query_one(OptionList).highlighted = index
             if self.multi:
+                self.query_one(OptionList).highlighted = index
                 self.toggle(index)
+            else:
+                self.post_message(self.Submitted(event.key))
 
     def toggle(self, index: int) -> None:
         self.chosen ^= {index}

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 from quizzer.grading.verdict import Verdict
 from quizzer.templates.instance import Instance
-from quizzer.text.exprtext import as_maths
 from quizzer.text.mathtext import render_math
 
 VERDICT_STYLE = {"correct": "✔ Correct", "partial": "◐ Partly right", "incorrect": "✘ Not quite", "invalid": "?"}
@@ -23,18 +20,11 @@ def verdict_line(verdict: Verdict) -> str:
     return VERDICT_STYLE[verdict.verdict] + (f" — score {verdict.score:.0%}" if verdict.verdict == "partial" else "")
 
 
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span, exactly as typed (a fence longer than any backtick run in it)."""
-    fence = "`" * (max(map(len, re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def answer_markdown(label: str, text: str, kind: str = "") -> str:
+def answer_markdown(label: str, text: str) -> str:
     """`label: **answer**`, or for an answer of several lines (bold cannot span paragraphs) a block."""
     # Only blank lines are trimmed at the start: a display formula is an indented block, and
     # losing its first line's indentation would run the formula's rows into one paragraph.
-    shown = as_maths(kind, text).rstrip().lstrip("\n")
+    shown = render_math(text).rstrip().lstrip("\n")
     return f"{label}:\n\n{shown}" if "\n" in shown else f"{label}: **{shown.strip()}**"
 
 
@@ -61,9 +51,8 @@ def order_markdown(instance: Instance) -> str:
 
 
 def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
-                      with_verdict: bool = True, typed: str | None = None) -> str:
-    """Verdict, the expected answer (both as maths, and what was ``typed`` as typed), what went wrong,
-    and the worked solution."""
+                      with_verdict: bool = True) -> str:
+    """Verdict, the expected answer, what went wrong, and the worked solution."""
     lines = [f"**{verdict_line(verdict)}**", ""] if with_verdict else []
     if instance.kind in ("choice", "multi"):
         lines += [options_markdown(instance, verdict.reading), ""]
@@ -76,10 +65,8 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
                   answer_markdown("Model answer", verdict.expected), ""]
     else:
         if verdict.reading:
-            shown = as_maths(instance.kind, verdict.reading)
-            as_typed = f" — typed {code_span(typed.strip())}" if typed and typed.strip() != shown.strip() else ""
-            lines.append(f"You answered: **{shown.strip()}**{as_typed}  ")
-        lines += [answer_markdown("Expected", verdict.expected, instance.kind), ""]
+            lines.append(f"You answered: {render_math(verdict.reading)}  ")
+        lines += [answer_markdown("Expected", verdict.expected), ""]
     if verdict.feedback and verdict.verdict != "correct":
         lines += [f"> {render_math(verdict.feedback)}", ""]
     if with_solution:
