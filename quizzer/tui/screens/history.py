@@ -65,7 +65,7 @@ def topic_series(attempts: Sequence[Attempt], templates: Mapping[str, Template],
             continue
         graded = GradedAttempt(attempt.template_key, attempt.seed, attempt.verdict, attempt.score,
                                attempt.seconds, as_utc(attempt.created_at))
-        guessed = dataclasses.replace(params, p_guess=guess_probability(template.kind, len(template.choices or ())))
+        guessed = dataclasses.replace(params, p_guess=guess_probability(template.kind, template.option_count))
         for topic in dict.fromkeys(template.topics):
             state = observe(states.get(topic, TopicMastery(p_known=params.p_init)), graded, guessed)
             states[topic] = state
