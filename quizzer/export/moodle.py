@@ -234,7 +234,7 @@ def _cdata(html: str) -> str:
     return "<text><![CDATA[" + html.replace("]]>", "]]]]><![CDATA[>") + "]]></text>"
 
 
-_DRAG = "\n\n*In Moodle:* drag the steps below into the order they happen."
+_DRAG = "\n\n*In Moodle:* the steps have no letters here: drag them into the order they happen."
 
 _ALL_OR_NOTHING = ("\n\n*In Moodle:* only the exact order earns the marks; any other order scores 0. "
                    "`quizzer grade` gives partial credit by pairs of steps — (pairs in the right order − pairs "
