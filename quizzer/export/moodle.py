@@ -14,6 +14,17 @@ How quizzer's answer kinds map onto Moodle's question types:
   a bare star is Moodle's wildcard and would accept wrong answers).  Moodle compares text, so an
   equal expression written differently is marked wrong there: the feedback says so.
   ``text`` (recall cards) → ``essay`` with the model answer as the grader information.
+* ``order`` → ``ordering`` (qtype_ordering, standard since Moodle 4.4): the steps in their right
+  order (Moodle shuffles them for each attempt and the student drags them), graded
+  ``ALL_OR_NOTHING``.  quizzer gives partial credit by pairs (Kendall's τ floored at 0), which no
+  Moodle grading type computes, and every partial-credit type pays some wrong orders more than
+  quizzer does.  For six steps, each of these orders scores 0 in quizzer: the halves swapped
+  (d e f a b c) earn 4/5 by RELATIVE_NEXT_EXCLUDE_LAST, 2/3 by RELATIVE_NEXT_INCLUDE_LAST and
+  RELATIVE_ONE_PREVIOUS_AND_NEXT, 1/2 by LONGEST_ORDERED_SUBSET and LONGEST_CONTIGUOUS_SUBSET;
+  the first and last swapped earn 2/3 by ABSOLUTE_POSITION; the reversed order earns 2/5 by
+  RELATIVE_TO_CORRECT; RELATIVE_ALL_PREVIOUS_AND_NEXT is (1 + τ)/2.  So Moodle gives full marks
+  for the exact order and 0 for any other — never more than quizzer — and the general feedback
+  says so.
 
 Marks (``defaultgrade``) are the template's points.  The correct answer Moodle shows is the
 shortest decimal within 1/100 of the tolerance of the exact value, so it reads ``0.04223`` rather
@@ -33,9 +44,9 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from quizzer.common.errors import UserError
 from quizzer.export.document import Paper, Question, Section
-from quizzer.export.richtext import to_html
+from quizzer.export.richtext import to_html, to_html_inline
+from quizzer.grading.describe import option_letter
 from quizzer.grading.match import is_discrete
 from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit
 from quizzer.templates.instance import Instance
@@ -59,10 +70,8 @@ def _category(question: Question) -> str:
 
 def _question(question: Question) -> str:
     instance = question.instance
-    if instance.kind not in _TYPES:  # the ordering kind's Moodle form is still to be written (issue 21)
-        raise UserError(f"Moodle XML cannot hold {instance.kind!r} questions yet: leave out {instance.key!r}")
     qtype, text, answers = _TYPES[instance.kind](question)
-    solution = instance.solution + (_TEXT_ONLY if instance.kind == "expression" else "")
+    solution = instance.solution + _IN_MOODLE.get(instance.kind, "")
     return (f'<question type="{qtype}">\n'
             f"<name><text>{escape(_name(question))}</text></name>\n"
             f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
@@ -139,12 +148,27 @@ def _essay(question: Question) -> tuple[str, str, str]:
     return "essay", _html(instance.prompt), settings + info
 
 
+def _ordering(question: Question) -> tuple[str, str, str]:
+    """The steps in their right order (``fraction`` numbers them), each as inline HTML; Moodle shuffles them."""
+    instance = question.instance
+    steps = [instance.choices[position] for position in instance.answer]
+    settings = (f"<layouttype>VERTICAL</layouttype><selecttype>ALL</selecttype><selectcount>{len(steps)}</selectcount>"
+                "<gradingtype>ALL_OR_NOTHING</gradingtype><showgrading>HIDE</showgrading>"
+                "<numberingstyle>none</numberingstyle>\n")
+    answers = [f'<answer fraction="{place}" format="html">{_cdata(to_html_inline(step, math="mathjax"))}</answer>\n'
+               for place, step in enumerate(steps, start=1)]
+    return "ordering", _html(instance.prompt + _DRAG), settings + "".join(answers)
+
+
 def written_forms(instance: Instance) -> list[str]:
-    """The ways people write the same shape or expression, without duplicates."""
+    """The ways people write the same shape, expression or order of steps, without duplicates."""
     if instance.kind == "shape":
         dims = [str(dim) for dim in instance.answer]
         forms = ["[" + ", ".join(dims) + "]", "[" + ",".join(dims) + "]", "(" + ", ".join(dims) + ")",
                  " x ".join(dims), "×".join(dims)]
+    elif instance.kind == "order":  # the displayed letters of the steps, in their right order
+        letters = [option_letter(place) for place in instance.answer]
+        forms = [" ".join(letters), "".join(letters), ", ".join(letters), ",".join(letters), " > ".join(letters)]
     else:
         forms = [instance.answer_text, instance.answer_text.replace(" ", "")]
     return list(dict.fromkeys(forms))
@@ -210,14 +234,22 @@ def _cdata(html: str) -> str:
     return "<text><![CDATA[" + html.replace("]]>", "]]]]><![CDATA[>") + "]]></text>"
 
 
+_DRAG = "\n\n*In Moodle:* the steps have no letters here: drag them into the order they happen."
+
+_ALL_OR_NOTHING = ("\n\n*In Moodle:* only the exact order earns the marks; any other order scores 0. "
+                   "`quizzer grade` gives partial credit by pairs of steps — (pairs in the right order − pairs "
+                   "inverted) / all pairs, at least 0 — which Moodle's ordering question cannot compute, and each of "
+                   "its partial-credit rules would pay some wrong orders more than that.")
+
 _TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as written above, so an equal "
               "expression written differently is marked wrong here; `quizzer grade` checks equivalence.")
 
 _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
     "number": _numerical, "integer": _numerical, "vector": _cloze, "matrix": _cloze,
     "choice": _multichoice, "multi": _multichoice, "bool": _truefalse, "shape": _shortanswer,
-    "expression": _shortanswer, "text": _essay,
+    "expression": _shortanswer, "text": _essay, "order": _ordering,
 }
+_IN_MOODLE = {"expression": _TEXT_ONLY, "order": _ALL_OR_NOTHING}  # what Moodle grades differently, for the feedback
 
 
 def _name(question: Question) -> str:

@@ -16,6 +16,13 @@ How the answer kinds become Canvas questions (``points_possible`` is the questio
 * ``shape`` / ``expression`` → ``short_answer_question`` accepting the usual written forms (Canvas
   compares text: an equal expression written differently is marked wrong; the feedback says so).
 * ``vector`` / ``matrix`` / ``text`` → ``essay_question`` (graded by hand), the answer in the feedback.
+* ``order`` → ``short_answer_question``: Canvas's QTI 1.2 import has no ordering type, so the
+  prompt lists the steps with their letters (in quizzer's displayed order) and the student types
+  the letters, as in ``quizzer grade``.  Only the right order's usual written forms are accepted
+  (``c a d b``, ``cadb``, ``c, a, d, b``, …): all or nothing, where quizzer gives partial credit by
+  pairs of steps.  A matching question (place → step) was not used: Canvas pays each right place,
+  so a wrong order with the first and last steps swapped would earn 4/6 where quizzer gives 0.
+  The feedback says so.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ from collections.abc import Callable
 from quizzer.export.document import Paper, Question, Section
 from quizzer.export.moodle import moodle_tolerance, written_forms
 from quizzer.export.richtext import to_html, to_html_inline
+from quizzer.grading.describe import option_letter
+from quizzer.templates.instance import Instance
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
@@ -75,7 +84,7 @@ def _item(question: Question) -> ET.Element:
         ET.SubElement(field, "fieldlabel").text = label
         ET.SubElement(field, "fieldentry").text = entry
     presentation = ET.SubElement(item, "presentation")
-    _material(presentation, to_html(instance.prompt, math="mathml"))
+    _material(presentation, to_html(instance.prompt + _lettered_steps(instance), math="mathml"))
     processing = ET.SubElement(item, "resprocessing")
     ET.SubElement(ET.SubElement(processing, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE",
                   vartype="Decimal")
@@ -85,12 +94,26 @@ def _item(question: Question) -> ET.Element:
     return item
 
 
+def _lettered_steps(instance: Instance) -> str:
+    """An ordering question's steps under its prompt, each with the letter the student types."""
+    if instance.kind != "order":
+        return ""
+    return "\n\n" + "\n".join(f"- ({option_letter(i)}) {step}" for i, step in enumerate(instance.choices))
+
+
 def _feedback(question: Question) -> str:
     instance = question.instance
-    note = ("\n\n*In Canvas:* the typed text is compared with the answer as written, so an equal expression "
-            "written differently is marked wrong here; `quizzer grade` checks equivalence."
-            if instance.kind == "expression" else "")
-    return f"**Answer:** {question.sheet_answer}\n\n{instance.solution}{note}"
+    return f"**Answer:** {question.sheet_answer}\n\n{instance.solution}{_IN_CANVAS.get(instance.kind, '')}"
+
+
+_IN_CANVAS = {  # what Canvas grades differently from quizzer, for the feedback
+    "expression": ("\n\n*In Canvas:* the typed text is compared with the answer as written, so an equal "
+                   "expression written differently is marked wrong here; `quizzer grade` checks equivalence."),
+    "order": ("\n\n*In Canvas:* only the exact order, typed as letters (`c a d b`, `cadb` or `c, a, d, b`), "
+              "earns the marks; any other order scores 0. `quizzer grade` gives partial credit by pairs of "
+              "steps — (pairs in the right order − pairs inverted) / all pairs, at least 0 — which Canvas "
+              "cannot compute."),
+}
 
 
 def _material(parent: ET.Element, html: str) -> None:
@@ -168,4 +191,5 @@ _TYPES: dict[str, tuple[str, Callable[[Question, ET.Element, ET.Element], None]]
     "multi": ("multiple_answers_question", _select_all),
     "shape": ("short_answer_question", _short_answer), "expression": ("short_answer_question", _short_answer),
     "vector": ("essay_question", _essay), "matrix": ("essay_question", _essay), "text": ("essay_question", _essay),
+    "order": ("short_answer_question", _short_answer),
 }

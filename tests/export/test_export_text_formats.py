@@ -141,5 +141,8 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
         assert [float(b) for b in blanks] == pytest.approx(flat)
     elif kind == "shortanswer":
         assert fractions and fractions[0] == 100 and answers[0].findtext("text")
+    elif kind == "ordering":  # the steps in their right order, numbered 1…n (test_export_order checks the texts)
+        assert fractions == list(range(1, len(instance["choices"]) + 1)) and len(instance["answer"]) == len(answers)
+        assert question.findtext("gradingtype") == "ALL_OR_NOTHING"
     else:
         assert kind == "essay" and question.findtext("graderinfo/text").strip()

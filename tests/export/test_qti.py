@@ -19,7 +19,7 @@ NS = {"q": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2", "m": "http://www.imsgl
 TYPES = {"number": "numerical_question", "integer": "numerical_question", "choice": "multiple_choice_question",
          "bool": "true_false_question", "multi": "multiple_answers_question", "shape": "short_answer_question",
          "expression": "short_answer_question", "vector": "essay_question", "matrix": "essay_question",
-         "text": "essay_question"}
+         "text": "essay_question", "order": "short_answer_question"}
 
 
 @pytest.fixture(autouse=True)
@@ -32,7 +32,8 @@ def score(item: ET.Element, response: str | list[str]) -> float:
     conditions in order, Set / Add to SCORE, stopping after a matching condition with continue="No"."""
     total = 0.0
     for condition in item.iterfind("q:resprocessing/q:respcondition", NS):
-        if _holds(next(iter(condition.find("q:conditionvar", NS) or [])), response):
+        tests = list(condition.find("q:conditionvar", NS) or [])
+        if any(_holds(test, response) for test in tests):  # sibling tests are alternatives, as Canvas reads them
             setvar = condition.find("q:setvar", NS)
             assert setvar is not None
             value = float(setvar.text or "nan")
@@ -94,9 +95,12 @@ def test_the_package_imports_and_every_item_grades_as_quizzer(tmp_path: Path) ->
                         grade(made.spec, typed).score, abs=1e-4), (key, typed)
         elif made.kind in ("shape", "expression"):
             assert score(item, made.answer_text.strip()) == 100 and score(item, "banana") == 0
+        elif made.kind == "order":  # every wrong order is checked in test_export_order
+            letters = ["abcdefghijkl"[place] for place in made.answer]
+            assert score(item, " ".join(letters)) == 100 and score(item, " ".join(reversed(letters))) == 0
         else:
             assert item.find("q:resprocessing/q:respcondition", NS) is None  # essays: graded by hand
-    assert {"number", "choice", "multi", "bool", "expression", "shape"} <= checked.keys()
+    assert {"number", "choice", "multi", "bool", "expression", "shape", "order"} <= checked.keys()
 
 
 def _check_numeric(item: ET.Element, made) -> None:  # type: ignore[no-untyped-def]
