@@ -44,6 +44,7 @@ _OPERATOR_NAMES = frozenset(
 _LIMIT_OPERATORS = frozenset("max min sup inf lim liminf limsup det gcd lcm Pr argmax argmin".split())
 _ACCENTS = {"hat": "hat", "widehat": "hat", "tilde": "tilde", "widetilde": "tilde", "bar": "macron",
             "overline": "overline", "underline": "underline", "vec": "arrow", "overrightarrow": "arrow",
+            "overleftarrow": "arrow.l",
             "dot": "dot", "ddot": "dot.double", "check": "caron", "breve": "breve"}
 _FONTS = {"mathbf": "upright(bold({}))", "bm": "bold({})", "boldsymbol": "bold({})", "pmb": "bold({})",
           "mathbb": "bb({})", "Bbb": "bb({})", "mathcal": "cal({})", "mathscr": "scr({})",

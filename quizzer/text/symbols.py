@@ -57,7 +57,8 @@ SYMBOLS = _GREEK | {
     "coloneqq": "≔", "triangleq": "≜", "to": "→", "rightarrow": "→",
     "leftarrow": "←", "gets": "←", "leftrightarrow": "↔", "Rightarrow": "⇒",
     "Leftarrow": "⇐", "Leftrightarrow": "⇔", "implies": "⇒", "impliedby": "⇐",
-    "iff": "⇔", "mapsto": "↦", "longrightarrow": "⟶", "uparrow": "↑",
+    "iff": "⇔", "mapsto": "↦", "longrightarrow": "⟶", "Longrightarrow": "⟹", "Longleftarrow": "⟸",
+    "Longleftrightarrow": "⟺", "longleftarrow": "⟵", "uparrow": "↑",
     "downarrow": "↓", "in": "∈", "notin": "∉", "ni": "∋", "subset": "⊂",
     "subseteq": "⊆", "supset": "⊃", "supseteq": "⊇", "cup": "∪", "cap": "∩",
     "setminus": "∖", "emptyset": "∅", "varnothing": "∅", "forall": "∀",
@@ -105,7 +106,7 @@ IGNORED = frozenset(
 ACCENTS = {
     "hat": "\u0302", "widehat": "\u0302", "bar": "\u0304", "overline": "\u0305",
     "tilde": "\u0303", "widetilde": "\u0303", "vec": "\u20d7",
-    "overrightarrow": "\u20d7", "dot": "\u0307", "ddot": "\u0308",
+    "overrightarrow": "\u20d7", "overleftarrow": "\u20d6", "dot": "\u0307", "ddot": "\u0308",
     "check": "\u030c", "breve": "\u0306", "acute": "\u0301", "grave": "\u0300",
     "mathring": "\u030a", "underline": "\u0332",
 }  # fmt: skip
