@@ -2,7 +2,8 @@
 
 Each case runs a real ``quizzer`` process on its own copy of a bank and kills it as soon as it
 starts writing (the bank's WAL file grows, or a file appears in the output folder), after a short
-random delay.  Then, read with plain sqlite3: the integrity check passes and the bank holds exactly
+random delay, or (a "late" case) at a random moment of what an uninterrupted run takes.  Then,
+read with plain sqlite3: the integrity check passes and the bank holds exactly
 what it held before the command or exactly what an uninterrupted run of the same command leaves
 (times aside); an export's folder holds nothing or the complete files; and the next ``quizzer``
 opens the bank.  (``test_crash`` kills a learner mid-answer five more times.)
