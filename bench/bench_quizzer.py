@@ -35,7 +35,8 @@ def typed_answer(instance: object) -> str:
     return "good" if kind == "text" else instance.answer_text  # type: ignore[attr-defined]
 
 
-def instances_and_grading() -> None:
+def per_template_medians() -> list[tuple[str, str, float, float]]:
+    """Per bundled template: its key, kind, and the median µs to make an instance and to grade one."""
     from quizzer.grading.verdict import grade
     from quizzer.templates.instance import make_instance
     from quizzer.templates.loader import load_path
@@ -50,6 +51,11 @@ def instances_and_grading() -> None:
         typed = typed_answer(instance)
         score = median_us(functools.partial(grade, instance.spec, typed), 200)
         rows.append((t.key, t.kind, build, score))
+    return rows
+
+
+def instances_and_grading() -> None:
+    rows = per_template_medians()
     print(f"{'template':<34} {'kind':<10} {'instance µs':>12} {'grade µs':>10}")
     for key, kind, build, score in rows:
         print(f"{key:<34} {kind:<10} {build:>12.0f} {score:>10.0f}")

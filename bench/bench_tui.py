@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import pty
-import select
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -156,32 +152,10 @@ def row(label: str, seconds: list[float]) -> str:
 def from_the_command_line(db: str) -> tuple[float, float]:
     """Seconds from running `quizzer` in a terminal (a pty, 120x40) until the dashboard is painted
     (its title is on the terminal) and until it is filled from the bank (the answer count shows)."""
-    leader, follower = pty.openpty()
-    os.set_blocking(leader, False)
+    from bench_ratios import APP_TITLE, until_on_terminal
+
     command = [str(Path(sys.executable).with_name("quizzer"))]
-    env = dict(os.environ, QUIZZER_DB=db, TERM="xterm-256color", COLUMNS="120", LINES="40")
-    started = time.perf_counter()
-    child = subprocess.Popen(command, stdin=follower, stdout=follower, stderr=follower, env=env,
-                             start_new_session=True)
-    seen, painted, filled = b"", None, None
-    try:
-        while filled is None and time.perf_counter() - started < 60:
-            select.select([leader], [], [], 0.005)
-            try:
-                seen += os.read(leader, 1 << 16)
-            except BlockingIOError:
-                continue
-            if painted is None and b"Transformers exam revision" in seen:
-                painted = time.perf_counter() - started
-            if b"reviews due" in seen:
-                filled = time.perf_counter() - started
-    finally:
-        os.killpg(child.pid, signal.SIGTERM)
-        child.wait()
-        os.close(leader)
-        os.close(follower)
-    if painted is None or filled is None:
-        raise TimeoutError("quizzer did not show its dashboard within a minute")
+    painted, filled = until_on_terminal(command, [APP_TITLE, b"reviews due"], dict(os.environ, QUIZZER_DB=db))
     return painted, filled
 
 

@@ -10,10 +10,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_engine  # noqa: E402
 import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
+import bench_ratios  # noqa: E402
 import bench_tui  # noqa: E402
 
 
 def main() -> None:
+    print("== start-up and latency goals (issue 17): each figure beside its baseline, same run ==")
+    bench_ratios.main()
+    print()
     print("== engine: NumPy vs PyTorch backends ==")
     bench_engine.main()
     print()

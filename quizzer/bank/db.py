@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import itertools
 import os
+import random
 import sqlite3
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -183,8 +185,25 @@ def _bring_up_to_date(engine: Engine, url: str) -> None:
     if not current:
         _create_or_upgrade(engine, url)
     if not wal:  # once per bank: switching needs every other connection to let go of the file
-        with engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+        _switch_to_wal(engine)
+
+
+def _switch_to_wal(engine: Engine) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting as long as any lock wait.  The switch needs the file to
+    itself, and SQLite answers it with "database is locked" at once, without its busy handler, while
+    any other connection reads: a class opening a new bank together would fail here (all of them see
+    the old journal mode; one switches, the others find it done, or retry).  Random pauses keep two
+    switchers from meeting again and again."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            with engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+            return
+        except OperationalError as exc:
+            if "locked" not in str(exc.orig) or time.monotonic() > deadline:
+                raise
+        time.sleep(random.uniform(0.002, 0.02))
 
 
 def _journal_mode(connection: Connection) -> str:

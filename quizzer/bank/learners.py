@@ -36,20 +36,29 @@ def find_learner(*, session: Session, name: str) -> Learner:
     return learner
 
 
-def ensure_learner(*, session: Session, name: str) -> Learner:
-    """The learner called ``name``, created (and committed at once) on first use.  Two processes
-    starting a new profile together both end up with the one row the unique name allows."""
+def ensure_learner(*, session: Session, name: str, commit: bool = True) -> Learner:
+    """The learner called ``name``, created on first use: committed at once, or (``commit=False``)
+    only flushed into the caller's transaction, so a batch that creates learners commits them with
+    its answers or not at all.  Two processes starting a new profile together both end up with the
+    one row the unique name allows."""
     learner = learner_named(session=session, name=name)
     if learner is not None:
         return learner
     learner = Learner(name=name)
-    session.add(learner)
     try:
-        session.commit()
+        if commit:
+            session.add(learner)
+            session.commit()
+        else:
+            # A savepoint: losing the race for the name undoes this insert only, not the caller's work.
+            with session.begin_nested():
+                session.add(learner)
     except IntegrityError:
-        session.rollback()
+        if commit:
+            session.rollback()
         return find_learner(session=session, name=name)
-    session.refresh(learner)
+    if commit:
+        session.refresh(learner)
     return learner
 
 

@@ -22,7 +22,6 @@ textual-serve is imported only here, when ``serve`` runs: ``quizzer --help`` sta
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import errno
 import hmac
@@ -104,6 +103,8 @@ def _check_free(host: str, port: int) -> None:
 
 def make_server(*, host: str, port: int, token: str | None, default_profile: str) -> Any:
     """The textual-serve server with quizzer's token check, per-session profile and clean stop."""
+    import asyncio  # here, not at the top: every other command would pay for it at start-up
+
     import aiohttp_jinja2
     import jinja2
     from aiohttp import web

@@ -6,8 +6,8 @@ fields (``{"key": …, "seed": …, "answer": …}``, ``learner`` and ``seconds`
 told by its first character.  Each line is graded exactly as the app grades it and, unless it is a
 dry run, recorded by :meth:`Study.record` — the one path every answer takes — as an attempt of its
 learner (created if new; the current profile when the line names none), with its review card.  The
-answers are committed after the last line (and whenever a new learner's profile is created), not
-one by one: a class's file is one piece of work.
+answers, and the profiles of new learners, are committed together after the last line, not one by
+one: a class's file is one piece of work, recorded whole or not at all.
 
 One result comes out per input line, in order, with the fields of ``quizzer grade --json`` and the
 line number; a line that cannot be graded (an unknown key, a bad seed, an unreadable answer) gets
@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from sqlmodel import Session
 
+from quizzer.bank.db import begin_write
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.store import all_templates
 from quizzer.common.errors import UserError, did_you_mean
@@ -204,7 +205,10 @@ class BatchGrader:
 
     def _study(self, name: str) -> Study:
         if name not in self.studies:
-            learner = ensure_learner(session=self.session, name=name)
+            # Under the write lock first: on SQLite, a savepoint opened outside a transaction would
+            # commit at its release, and the new profile must wait for the batch's one commit.
+            begin_write(self.session)
+            learner = ensure_learner(session=self.session, name=name, commit=False)
             self.studies[name] = Study(self.session, self.catalog, learner, commit_each=False)
         return self.studies[name]
 

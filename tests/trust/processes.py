@@ -23,9 +23,10 @@ def start_worker(db: Path, count: int, seed: int, choose: str = "next") -> subpr
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def start_quizzer(db: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([str(EXE), *args], env=child_env(db), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def start_quizzer(db: Path, *args: str, stdout: int = subprocess.PIPE) -> subprocess.Popen[str]:
+    """``quizzer ARGS`` on ``db``; ``stdout=subprocess.DEVNULL`` when nobody reads its output while it
+    runs (a full pipe would stop a command that prints much before it is done)."""
+    return subprocess.Popen([str(EXE), *args], env=child_env(db), stdout=stdout, stderr=subprocess.PIPE, text=True)
 
 
 def read_bank(db: Path) -> tuple[str, list[tuple[str, int]], set[str]]:

@@ -2,7 +2,8 @@
 
 Each case runs a real ``quizzer`` process on its own copy of a bank and kills it as soon as it
 starts writing (the bank's WAL file grows, or a file appears in the output folder), after a short
-random delay.  Then, read with plain sqlite3: the integrity check passes and the bank holds exactly
+random delay, or (a "late" case) at a random moment of what an uninterrupted run takes.  Then,
+read with plain sqlite3: the integrity check passes and the bank holds exactly
 what it held before the command or exactly what an uninterrupted run of the same command leaves
 (times aside); an export's folder holds nothing or the complete files; and the next ``quizzer``
 opens the bank.  (``test_crash`` kills a learner mid-answer five more times.)
@@ -14,6 +15,7 @@ import random
 import shutil
 import signal
 import sqlite3
+import subprocess
 import time
 from collections.abc import Callable
 from contextlib import closing
@@ -48,11 +50,12 @@ def snapshot(db: Path) -> Snapshot:
     return state
 
 
-def folder(path: Path) -> dict[str, bytes]:
-    """The files a user sees (a killed writer's hidden ``.NAME.*.part`` is left out: see the report)."""
+def folder(path: Path, *, hidden: bool = False) -> dict[str, bytes]:
+    """The files a user sees (and, with ``hidden``, a writer's hidden ``.NAME.*.part`` temporaries too:
+    a killed one's is removed by the next write to the same target, not by the killed process)."""
     if not path.exists():
         return {}
-    return {file.name: file.read_bytes() for file in sorted(path.iterdir()) if not file.name.startswith(".")}
+    return {file.name: file.read_bytes() for file in sorted(path.iterdir()) if hidden or not file.name.startswith(".")}
 
 
 def wal_grew(db: Path) -> Callable[[], bool]:
@@ -64,7 +67,7 @@ def wal_grew(db: Path) -> Callable[[], bool]:
 def kill_when(db: Path, args: list[str], writing: Callable[[], bool], delay: float) -> bool:
     """Run ``quizzer ARGS`` and SIGKILL it ``delay`` seconds after ``writing()`` turns true;
     whether it was killed (False: it finished first)."""
-    process = start_quizzer(db, *args)
+    process = start_quizzer(db, *args, stdout=subprocess.DEVNULL)  # read by nobody until the kill
     while process.poll() is None and not writing():
         time.sleep(0.0005)
     time.sleep(delay)
@@ -73,32 +76,37 @@ def kill_when(db: Path, args: list[str], writing: Callable[[], bool], delay: flo
     return process.returncode == -signal.SIGKILL
 
 
-def finish(db: Path, args: list[str]) -> None:
+def finish(db: Path, args: list[str]) -> float:
+    """Run ``quizzer ARGS`` to the end; how many seconds it took."""
+    started = time.perf_counter()
     process = start_quizzer(db, *args)
     out, err = process.communicate(timeout=600)
     assert process.returncode == 0, err
+    return time.perf_counter() - started
 
 
 @dataclass
 class Case:
-    """A command on a prepared bank; ``output``: the folder it writes files into, if any."""
+    """A command on a prepared bank; ``output``: the folder it writes files into, if any; ``late``:
+    killed at a random moment of its run (a fraction of an uninterrupted run's time), not as it
+    starts writing."""
     args: list[str]
     prepare: Callable[[Path, Path], None] = lambda db, work: None
     output: str | None = None
+    late: bool = False
 
 
-def batch_file(work: Path, answers: int = 300) -> Path:
-    """One learner's answers: a batch that creates several new learners commits at each one (see
-    ``quizzer.learning.batch``), so only a one-learner file is all or nothing today."""
+def batch_file(work: Path, answers: int = 300, learners: tuple[str, ...] = ("learner3",)) -> Path:
+    """Answers to Q277 by ``learners`` in turn, each new to the bank (created by the batch)."""
     lines = ["key,seed,answer,learner,seconds"]
-    lines += [f"{Q277},{n},{18944000 + n},learner3,{n % 50}" for n in range(answers)]
+    lines += [f"{Q277},{n},{18944000 + n},{learners[n % len(learners)]},{n % 50}" for n in range(answers)]
     path = work / "answers.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 def prepare_batch(db: Path, work: Path) -> None:
-    batch_file(work)
+    batch_file(work, learners=("learner3", "learner4", "learner5"))
 
 
 def prepare_add(db: Path, work: Path) -> None:
@@ -128,6 +136,7 @@ def prepare_rename(db: Path, work: Path) -> None:
 
 CASES = {
     "grade-batch": Case(["grade", "--batch", "{work}/answers.csv"], prepare_batch),
+    "grade-batch-late": Case(["grade", "--batch", "{work}/answers.csv"], prepare_batch, late=True),
     "add": Case(["add", "--seeds", "20", "{work}/new.yaml"], prepare_add),
     "progress-import": Case(["--profile", "newcomer", "progress", "import", "{work}/progress.json"], prepare_progress),
     "regrade": Case(["list"], prepare_regrade),
@@ -142,7 +151,7 @@ CASES = {
 def test_a_command_killed_while_writing_leaves_before_or_after(name: str, bundled_bank: Path, tmp_path: Path) -> None:
     case, rng = CASES[name], random.Random(name)
     delay = rng.uniform(0, 0.005)
-    runs = {}
+    runs, took = {}, 0.0
     for run in ("finished", "killed"):
         work = tmp_path / run
         work.mkdir()
@@ -155,7 +164,9 @@ def test_a_command_killed_while_writing_leaves_before_or_after(name: str, bundle
             out.mkdir()
         before = snapshot(db)
         if run == "finished":
-            finish(db, args)
+            took = finish(db, args)
+        elif case.late:
+            kill_when(db, args, lambda: True, rng.uniform(0.2, 0.9) * took)
         else:
             writing = (lambda folder=out: any(folder.iterdir())) if case.output else wal_grew(db)
             kill_when(db, args, writing, delay)
@@ -165,6 +176,10 @@ def test_a_command_killed_while_writing_leaves_before_or_after(name: str, bundle
     assert killed in (before, after)
     assert killed_files in ({}, files)
     finish(tmp_path / "killed" / "bank.sqlite", ["list"])  # the bank opens
+    if case.output:  # the same command again, over whatever the killed one left: only the complete files
+        killed_args = [arg.replace("{work}", str(tmp_path / "killed")) for arg in case.args]
+        finish(tmp_path / "killed" / "bank.sqlite", [*killed_args, "--force"])
+        assert folder(tmp_path / "killed" / case.output, hidden=True) == files
 
 
 @pytest.mark.slow
