@@ -32,9 +32,17 @@ Q277 = "2024T3_Q1_NA Q277"
 Snapshot = dict[str, list[tuple[object, ...]]]
 
 
+def _comparable(value: object, work: str) -> object:
+    if isinstance(value, float):
+        return f"{value:.9g}"
+    return value.replace(work, "{work}") if isinstance(value, str) else value
+
+
 def snapshot(db: Path) -> Snapshot:
     """Every table's rows without its date-time columns (an uninterrupted run records other times),
-    floats to 9 significant digits; after SQLite's integrity check."""
+    floats to 9 significant digits, the run's own folder written ``{work}`` (the finished and the
+    killed run each have one: `add` records the file it read); after SQLite's integrity check."""
+    work = str(db.parent)
     with closing(sqlite3.connect(db)) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert connection.execute("PRAGMA foreign_key_check").fetchall() == []
@@ -45,8 +53,7 @@ def snapshot(db: Path) -> Snapshot:
                        if kind.upper() not in ("DATETIME", "TIMESTAMP") and name not in ("due", "state_json")]
             names = ", ".join(f'"{column}"' for column in columns)
             rows = connection.execute(f'SELECT {names} FROM "{table}"').fetchall()
-            state[table] = sorted((tuple(f"{v:.9g}" if isinstance(v, float) else v for v in row) for row in rows),
-                                  key=repr)
+            state[table] = sorted((tuple(_comparable(v, work) for v in row) for row in rows), key=repr)
     return state
 
 
