@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from quizzer.reporting.report import ClassAttempt
 from quizzer.templates.schema import Template
 
 UNRECOGNISED = 0.25  # share of wrong answers that match no named mistake
@@ -57,24 +58,11 @@ def true_difficulties(keys: Sequence[str], seed: int) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
-class SimulatedAnswer:
-    learner: str
-    key: str
-    seed: int
-    response: str
-    verdict: str
-    score: float
-    misconception: str | None
-    seconds: float
-    at: datetime
-
-
-@dataclass(frozen=True)
 class SimulatedClass:
     abilities: dict[str, float]
     difficulties: dict[str, float]
     broken: str | None  # the key whose answer was swapped with its first mistake
-    answers: list[SimulatedAnswer]
+    answers: list[ClassAttempt]  # as the report reads them from a bank
 
 
 @dataclass(frozen=True)
@@ -122,9 +110,9 @@ def simulate_class(templates: Sequence[Template], *, now: datetime, learners: in
                 chance = p_right(abilities[name] + 0.5 * attempt, difficulties[question.key])
                 response, verdict, mistake = _answer(question, rng.random() < chance, rng, question.key == wrong_key)
                 seconds = round(30 * math.exp(0.3 * difficulties[question.key] + rng.gauss(0, 0.3)), 1)
-                answers.append(SimulatedAnswer(name, question.key, step * 2 + attempt, response, verdict,
-                                               float(verdict == "correct"), mistake, seconds,
-                                               start + timedelta(minutes=3 * (step * 2 + attempt))))
+                at = start + timedelta(minutes=3 * (step * 2 + attempt))
+                answers.append(ClassAttempt(name, question.key, step * 2 + attempt, verdict,
+                                            float(verdict == "correct"), mistake, seconds, at, response))
     return SimulatedClass(abilities, difficulties, wrong_key, answers)
 
 

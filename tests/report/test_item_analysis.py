@@ -16,7 +16,6 @@ import pytest
 from bench.simulated_class import SimulatedClass, record_class, simulate_class, spearman
 from quizzer.reporting.items import MIN_IRT_LEARNERS, analyse_items
 from quizzer.reporting.rasch import fit_rasch
-from quizzer.reporting.report import ClassAttempt
 from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template
 from tests.cli_runner import run
@@ -38,11 +37,6 @@ def simulated(templates: dict[str, Template]) -> SimulatedClass:
     return simulate_class(list(templates.values()), now=NOW, learners=LEARNERS, items=20, broken=True)
 
 
-def as_attempts(simulated: SimulatedClass) -> list[ClassAttempt]:
-    return [ClassAttempt(a.learner, a.key, a.seed, a.verdict, a.score, a.misconception, a.seconds, a.at, a.response)
-            for a in simulated.answers]
-
-
 def recovery(simulated: SimulatedClass, difficulties: dict[str, float]) -> float:
     """Spearman between true and estimated difficulty over the questions whose key is right."""
     keys = [key for key in difficulties if key != simulated.broken]
@@ -51,7 +45,7 @@ def recovery(simulated: SimulatedClass, difficulties: dict[str, float]) -> float
 
 def test_the_rasch_fit_recovers_the_order_of_difficulty_and_ability(simulated: SimulatedClass,
                                                                     templates: dict[str, Template]) -> None:
-    analysis = analyse_items(as_attempts(simulated), {k: templates[k] for k in simulated.difficulties})
+    analysis = analyse_items(simulated.answers, {k: templates[k] for k in simulated.difficulties})
     assert analysis.rasch is not None
     estimated = {key: e.value for key, e in analysis.rasch.difficulties.items()}
     assert len(estimated) >= 19 and recovery(simulated, estimated) >= 0.9
@@ -64,7 +58,7 @@ def test_the_rasch_fit_recovers_the_order_of_difficulty_and_ability(simulated: S
 
 def test_a_wrong_key_is_flagged_as_negatively_discriminating(simulated: SimulatedClass,
                                                              templates: dict[str, Template]) -> None:
-    analysis = analyse_items(as_attempts(simulated), {k: templates[k] for k in simulated.difficulties})
+    analysis = analyse_items(simulated.answers, {k: templates[k] for k in simulated.difficulties})
     items = {item.key: item for item in analysis.items}
     broken = items[simulated.broken]  # type: ignore[index]
     assert broken.discrimination is not None and broken.discrimination < 0
@@ -80,7 +74,7 @@ def test_a_wrong_key_is_flagged_as_negatively_discriminating(simulated: Simulate
 
 def test_facility_and_discrimination_match_an_independent_computation(simulated: SimulatedClass,
                                                                       templates: dict[str, Template]) -> None:
-    analysis = analyse_items(as_attempts(simulated), {k: templates[k] for k in simulated.difficulties})
+    analysis = analyse_items(simulated.answers, {k: templates[k] for k in simulated.difficulties})
     first: dict[tuple[str, str], float] = {}
     for a in sorted(simulated.answers, key=lambda a: a.at):
         first.setdefault((a.learner, a.key), a.score)
@@ -123,7 +117,7 @@ def test_the_fit_solves_the_likelihood_equations() -> None:
 def test_too_few_learners_get_no_rasch_fit_and_say_why(simulated: SimulatedClass,
                                                        templates: dict[str, Template]) -> None:
     few = sorted(simulated.abilities)[:MIN_IRT_LEARNERS - 1]
-    attempts = [a for a in as_attempts(simulated) if a.learner in few]
+    attempts = [a for a in simulated.answers if a.learner in few]
     analysis = analyse_items(attempts, {k: templates[k] for k in simulated.difficulties})
     assert analysis.rasch is None and all(item.difficulty is None for item in analysis.items)
     assert f"{MIN_IRT_LEARNERS - 1} learners so far, so not fitted" in analysis.rasch_rule
