@@ -93,8 +93,10 @@ def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool,
         if verdict.verdict == "invalid":
             raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
         if not dry_run:
-            study = Study(session, load_catalog(), ensure_learner(session=session, name=profile))
-            study.record(instance, answer, verdict, seconds)
+            # A new profile is created in the answer's own transaction: a kill between the two
+            # must not leave a learner with no answer.
+            learner = ensure_learner(session=session, name=profile, commit=False)
+            Study(session, load_catalog(), learner).record(instance, answer, verdict, seconds)
     return verdict
 
 
