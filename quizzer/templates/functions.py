@@ -241,28 +241,55 @@ def _as_int(x: Any) -> int:
     return int(value)
 
 
+def _no_output(function: Function, positional: int, *keywords: str) -> Function:
+    """``function`` with at most ``positional`` arguments and only the named keywords.  NumPy's ufuncs
+    and reductions take an output array (``out=``, or a further positional argument) and a ``where=``
+    mask that leaves entries unset: either would let one expression overwrite a value computed
+    earlier, or produce memory that was never written, so a template's text would not say what runs."""
+    @functools.wraps(function)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > positional:
+            raise TypeError(f"takes at most {positional} argument{'s' if positional > 1 else ''}")
+        unknown = sorted(set(kwargs) - set(keywords))
+        if unknown:
+            raise TypeError(f"unexpected keyword {unknown[0]!r}")
+        return function(*args, **kwargs)
+    return guarded
+
+
+def _unary(function: Function) -> Function:
+    return _no_output(function, 1)
+
+
+def _reduction(function: Function, *extra: str) -> Function:
+    return _no_output(function, 2, "axis", "keepdims", *extra)
+
+
 # Each function with its cost rule.
 _MATH_RULES: dict[str, tuple[Function, Callable[..., Cost]]] = {
-    "sqrt": (np.sqrt, _linear), "exp": (np.exp, _linear), "log": (np.log, _linear), "log2": (np.log2, _linear),
-    "log10": (np.log10, _linear), "sin": (np.sin, _linear), "cos": (np.cos, _linear), "tan": (np.tan, _linear),
-    "tanh": (np.tanh, _linear), "abs": (np.abs, _linear), "relu": (_relu, _linear), "round": (_round, _linear),
+    "sqrt": (_unary(np.sqrt), _linear), "exp": (_unary(np.exp), _linear), "log": (_unary(np.log), _linear),
+    "log2": (_unary(np.log2), _linear), "log10": (_unary(np.log10), _linear), "sin": (_unary(np.sin), _linear),
+    "cos": (_unary(np.cos), _linear), "tan": (_unary(np.tan), _linear), "tanh": (_unary(np.tanh), _linear),
+    "abs": (_unary(np.abs), _linear), "relu": (_relu, _linear), "round": (_round, _linear),
     "floor": (math.floor, _scalar), "ceil": (math.ceil, _scalar), "int": (_as_int, _scalar),
     "float": (float, _scalar), "len": (len, _scalar), "shape": (lambda x: tuple(np.shape(x)), _linear),
     "min": (_extreme(min, np.min), _python_loop), "max": (_extreme(max, np.max), _python_loop),
-    "sum": (np.sum, _linear), "prod": (np.prod, _linear), "mean": (np.mean, _linear), "var": (np.var, _linear),
-    "std": (np.std, _linear), "argmax": (lambda x: int(np.argmax(x)), _linear),
+    "sum": (_reduction(np.sum), _linear), "prod": (_reduction(np.prod), _linear),
+    "mean": (_reduction(np.mean), _linear), "var": (_reduction(np.var, "ddof"), _linear),
+    "std": (_reduction(np.std, "ddof"), _linear), "argmax": (lambda x: int(np.argmax(x)), _linear),
     "argmin": (lambda x: int(np.argmin(x)), _linear), "all": (lambda x: bool(np.all(x)), _linear),
     "any": (lambda x: bool(np.any(x)), _linear), "array": (lambda x: np.array(x, dtype=float), _linear),
-    "transpose": (np.transpose, _linear),
+    "transpose": (_no_output(np.transpose, 2), _linear),
     "zeros": (_array_maker(np.zeros), _allocating), "ones": (_array_maker(np.ones), _allocating),
     "eye": (lambda n: np.eye(int(n)), _eye_cost), "arange": (_arange, _arange_cost),
-    "dot": (np.dot, _dot_cost), "outer": (np.outer, _outer_cost),
+    "dot": (_no_output(np.dot, 2), _dot_cost), "outer": (_no_output(np.outer, 2), _outer_cost),
     "concat": (lambda *xs: np.concatenate(xs, axis=-1), _joined_cost),
     "stack": (lambda *xs: np.stack(xs), _joined_cost),
     "reshape": (lambda x, *shape: np.reshape(x, tuple(int(d) for d in _dims(shape))), _reshape_cost),
-    "where": (np.where, _broadcasting), "clip": (np.clip, _broadcasting), "maximum": (np.maximum, _broadcasting),
-    "minimum": (np.minimum, _broadcasting), "isclose": (lambda a, b: bool(np.allclose(a, b)), _broadcasting),
-    "sorted": (sorted, _sorting), "unique": (np.unique, _sorting),
+    "where": (_no_output(np.where, 3), _broadcasting), "clip": (_no_output(np.clip, 3), _broadcasting),
+    "maximum": (_no_output(np.maximum, 2), _broadcasting), "minimum": (_no_output(np.minimum, 2), _broadcasting),
+    "isclose": (lambda a, b: bool(np.allclose(a, b)), _broadcasting),
+    "sorted": (sorted, _sorting), "unique": (_no_output(np.unique, 1), _sorting),
 }
 MATH: dict[str, Costed] = {name: Costed(function, cost) for name, (function, cost) in _MATH_RULES.items()}
 
