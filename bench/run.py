@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_engine  # noqa: E402
+import calibration  # noqa: E402
 import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
 import bench_ratios  # noqa: E402
@@ -29,6 +30,9 @@ def main() -> None:
     print()
     print("== exports (quizzer export, from the command line) ==")
     bench_export.main()
+    print()
+    print("== mastery against simulated learners of known skill ==")
+    calibration.main()
 
 
 if __name__ == "__main__":
