@@ -8,11 +8,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bench_engine  # noqa: E402
-import calibration  # noqa: E402
 import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
 import bench_ratios  # noqa: E402
 import bench_tui  # noqa: E402
+import calibration  # noqa: E402
 
 
 def main() -> None:
