@@ -12,6 +12,7 @@ import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
 import bench_ratios  # noqa: E402
 import bench_tui  # noqa: E402
+import calibration  # noqa: E402
 
 
 def main() -> None:
@@ -29,6 +30,9 @@ def main() -> None:
     print()
     print("== exports (quizzer export, from the command line) ==")
     bench_export.main()
+    print()
+    print("== mastery against simulated learners of known skill ==")
+    calibration.main()
 
 
 if __name__ == "__main__":

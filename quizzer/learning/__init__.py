@@ -1,7 +1,8 @@
 """Learning: one learner's study session and what the bank remembers about them.
 
-Owns: ``study`` (the session the app drives: next question, grade-and-record, the dashboard),
-``mastery`` (per-topic Bayesian knowledge tracing), ``review`` (FSRS spaced review per question),
+Owns: ``study`` (the session the app drives: next question, grade-and-record, the dashboard and its
+paper progress), ``mastery`` (per-topic, guessing-aware Bayesian mastery: the one model every face
+shows), ``review`` (FSRS spaced review per question),
 ``policy`` (what to practise next), ``selection`` (instances for generate/export), ``progress``
 (a learner's history as a portable file).
 May import: ``quizzer.bank``, ``templates``, ``grading``, ``text``, ``common``. ``mastery``,

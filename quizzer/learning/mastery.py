@@ -1,103 +1,120 @@
-r"""Per-topic mastery by Bayesian Knowledge Tracing (BKT), as pure functions over plain data.
+r"""Per-topic mastery: a guessing-aware Bayesian estimate of how much of a topic the learner can do.
 
-The model (Corbett & Anderson 1995, "Knowledge tracing: Modeling the acquisition of
-procedural knowledge", *User Modeling and User-Adapted Interaction* 4:253–278) treats each
-topic as a skill the student either knows or does not, with four parameters:
+The one model behind every mastery figure quizzer shows (dashboard, history, teacher's report,
+practice policy, ``make bench``).  Pure functions and a small tracker over plain data.
 
-* ``p_init``  P(L0): known before the first attempt;
-* ``p_learn`` P(T):  learned at an attempt (the chance to learn from practice and feedback);
-* ``p_slip``  P(S):  answered wrongly although known;
-* ``p_guess`` P(G):  answered correctly although not known.
+**What is estimated.**  For each topic, θ ∈ [0, 1]: the share of the topic's questions the learner
+can work out.  On a question of that topic, with guess probability ``g`` (from its answer format)
+and slip ``s``, the chance of a right answer is the knowledge-tracing mixture
 
-With ``p = P(L_n)`` before an attempt, Bayes' rule gives the posterior after observing it::
+    P(right | θ) = θ (1 − s) + (1 − θ) g
 
-    P(L | correct)   = p (1 - S) / (p (1 - S) + (1 - p) G)
-    P(L | incorrect) = p S       / (p S       + (1 - p) (1 - G))
+(known: right unless a slip; not known: right only by a guess, as in Corbett & Anderson 1995).
+The belief about θ is a distribution on a grid of :data:`GRID_SIZE` cells, exact Bayes'
+rule on each answer, starting from a Beta(``prior_a``, ``prior_b``) prior.  A distribution rather
+than one probability, so the figure shown can say how *sure* quizzer is, not just its best guess.
 
-and the learning transition then gives the estimate before the next attempt::
+**Guess by kind** (:func:`guess_probability`): ``choice`` of k options 1/k; ``bool`` 1/2; ``multi``
+1/2^k (each of k boxes ticked or not); ``order`` of n items 1/n!; typed values and expressions
+``typed_guess`` (a right number by a wrong route or a coincidence is rare but not impossible);
+self-rated recall ``recall_guess`` (students over-rate vague answers).  So a right choice among
+four moves θ far less than a right computed matrix: a guesser cannot climb by luck.
 
-    P(L_{n+1}) = P(L | obs) + (1 - P(L | obs)) T
+**Evidence weights.**  Each answer's likelihood is raised to a weight w ≤ 1 (a tempered update,
+``log belief += w · log P(answer | θ)``), the product of:
 
-As in Corbett & Anderson's model there is no forgetting term: forgetting is the review
-scheduler's job (``quizzer.learning.review``), not this estimate's.
+* ``secondary_weight`` for a topic the question lists after its first (primary) one.  Only a right
+  answer updates such a secondary topic: a wrong one does not say which of the question's topics
+  failed, and is blamed on the primary topic, the one the question is about (otherwise a learner
+  who knows a topic would lose it on every question that pairs it with one they do not know);
+* ``repeat_weight`` for a right answer to a question this learner answered less than ``short_term``
+  before (fsrs's same-day window, ``quizzer.learning.review``): it may be remembered from the worked
+  solution just seen, not worked out.  A wrong answer counts in full: failing again right after
+  the solution is no weaker evidence (and failed questions are the ones the review brings back);
+* ``recall_weight`` for a self-rated recall card.  The bank records a rating without saying whether
+  the model answer was shown first; the app asks for the rating only after showing it, so every
+  recorded rating is taken as rated after a reveal, and weighted low because it is self-assessed.
 
-**Defaults.**  ``p_init=0.1, p_learn=0.1, p_slip=0.1`` are conventional starting values
-rather than fitted ones (a student bank is too small to fit per-topic parameters): a low
-prior because the tool is for revision of material not yet secure, a modest learning
-rate (every attempt shows a worked solution, but one question is one step), and the slip
-and guess ceilings the
-BKT literature keeps since Corbett & Anderson (slip ≤ 0.1, guess ≤ 0.3) so the model is
-not *degenerate* — a student who knows the topic must be likelier to answer correctly
-than one who does not (``1 - S > G``; :class:`BKTParams` enforces it).  ``p_guess=0.2``
-is only the fallback: :func:`replay` sets the guess from the question's kind.
+Older evidence fades: before each new answer on a topic its accumulated log-likelihood is
+multiplied by ``decay``, so a learner who has since learned is not held to early mistakes for ever
+(and the estimate never becomes certain: about 1/(1 − decay) answers' worth of evidence at most).
 
-**Guess by kind** (:func:`guess_probability`).  A guess is the chance of a right answer
-without the knowledge, so it follows the answer format: ``choice`` with k options 1/k;
-``bool`` 1/2; ``multi`` 1/2^k (all-or-nothing guessing of k independent ticks); typed
-answers (``number integer vector matrix shape expression``) 0.1 — a typed value is hard
-to hit blindly, but a right number is often reached by a wrong route that happens to
-coincide (a transposed product of a symmetric matrix, a formula remembered from another
-question), so the guess is not near zero; ``text`` (self-rated against the model answer)
-0.2, as students over-rate vague answers.  No kind goes below 0.1 (:data:`GUESS_FLOOR`).
-With these values a topic starts at 10 %, one right typed answer takes it to 55 %, two
-in a row to 92.5 % and three to 99 %: mastery (95 %) takes three right answers in a row,
-never one lucky one.  (An earlier version used a 0.02 typed guess and ``p_init=0.2``:
-one right answer already showed 93 %, which students rightly found unbelievable.)
+**What is shown.**  ``level``: the ``quantile`` (20th percentile) of the belief about θ — "with 80 %
+confidence you can do at least this share of the topic" — not the mean, which one lucky answer
+can inflate.  ``mean`` (the posterior mean) gives the *predicted* P(right) that ``make bench``
+calibrates against simulated learners.
 
-**Partial credit.**  A score ``s`` in [0, 1] is a *soft* observation: the posterior is the
-mix ``s · P(L | correct) + (1 - s) · P(L | incorrect)`` before the learning transition,
-so ``s = 1`` and ``s = 0`` are exactly the binary updates.
-
-**Multi-topic templates** update every topic they carry with the same observation (each
-topic's tracker is independent), the usual simplification when a question tests several
-skills at once.
+**Mastered** needs both the level at ``threshold`` or above *and* evidence that covers the topic:
+right answers on at least ``min_templates`` distinct questions whose primary topic it is, at least
+one of them computed (a typed value or expression, not a choice or a recall card).  Until the
+evidence rule holds, the level is shown at most one point below the threshold.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 VERDICTS = ("correct", "incorrect", "partial")
-TYPED_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape", "expression"})
-TYPED_GUESS = 0.1
-TEXT_GUESS = 0.2
-GUESS_FLOOR = TYPED_GUESS
-MASTERY_THRESHOLD = 0.95  # Corbett & Anderson's mastery criterion for the Cognitive Tutors
+COMPUTED_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape", "expression"})
+RECALL_KIND = "text"
+GRID_SIZE = 100
+GRID = tuple((i + 0.5) / GRID_SIZE for i in range(GRID_SIZE))  # cell midpoints: θ = 0 and 1 are never exact
 
 
 @dataclass(frozen=True)
-class BKTParams:
-    """The four BKT probabilities (see the module docstring for the equations and defaults)."""
+class MasteryParams:
+    """The model's parameters (see the module docstring; the reasons for the values are in README)."""
 
-    p_init: float = 0.1
-    p_learn: float = 0.1
-    p_slip: float = 0.1
-    p_guess: float = 0.2
+    prior_a: float = 1.0
+    prior_b: float = 1.0
+    slip: float = 0.1
+    typed_guess: float = 0.05
+    recall_guess: float = 0.5
+    secondary_weight: float = 0.5
+    repeat_weight: float = 0.5
+    recall_weight: float = 0.5
+    short_term: timedelta = timedelta(days=1)
+    decay: float = 0.99
+    quantile: float = 0.2
+    threshold: float = 0.7
+    min_templates: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("p_init", "p_learn"):
-            _check_probability(getattr(self, name), name)
-        # Strictly positive slip and guess keep both posterior denominators above zero.
-        for name in ("p_slip", "p_guess"):
+        if not (self.prior_a > 0 and self.prior_b > 0):
+            raise ValueError("the Beta prior needs positive prior_a and prior_b")
+        for name in ("slip", "typed_guess", "recall_guess", "quantile", "threshold"):
             value = getattr(self, name)
-            if not 0 < value < 1:
+            if not 0 < value < 1:  # also rejects NaN
                 raise ValueError(f"{name} must lie strictly between 0 and 1, got {value!r}")
-        if self.p_slip + self.p_guess >= 1:
-            raise ValueError(f"degenerate BKT: p_slip + p_guess = {self.p_slip + self.p_guess:g} must be below 1")
+        for name in ("secondary_weight", "repeat_weight", "recall_weight", "decay"):
+            value = getattr(self, name)
+            if not 0 < value <= 1:
+                raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
+        if self.slip + max(self.typed_guess, self.recall_guess) >= 1:
+            raise ValueError("degenerate model: a learner who knows must be likelier right than one who guesses")
+
+    @property
+    def prior_level(self) -> float:
+        """The level shown for a topic with no evidence yet."""
+        return _summarise([0.0] * GRID_SIZE, self)[0]
 
 
 @dataclass(frozen=True)
 class TopicMastery:
-    """One topic's BKT estimate and attempt counts."""
+    """One topic's estimate: the level shown, the posterior mean, and the evidence behind it."""
 
-    p_known: float
+    level: float  # conservative: the belief's ``quantile``, capped below the threshold until covered
     attempts: int = 0
     correct: int = 0
     last_seen: datetime | None = None
+    mean: float | None = None  # posterior mean of θ (None: not computed, e.g. a hand-made state)
+    templates_right: int = 0  # distinct primary-topic questions answered right
+    computed_right: bool = False  # one of them a computed (typed) answer
+    mastered: bool = False
 
 
 @dataclass(frozen=True)
@@ -112,55 +129,17 @@ class GradedAttempt:
     at: datetime
 
 
-def _check_probability(value: float, name: str) -> None:
-    # "not 0 <= value <= 1" also rejects NaN.
-    if not 0 <= value <= 1:
-        raise ValueError(f"{name} must lie in [0, 1], got {value!r}")
+class TemplateLike(Protocol):
+    """What the model reads of a question (``quizzer.templates.schema.Template`` fits)."""
 
+    @property
+    def topics(self) -> Sequence[str]: ...
 
-def guess_probability(kind: str, n_options: int | None = None) -> float:
-    """P(correct | not known) for a question kind (``n_options`` for choice and multi)."""
-    if kind in TYPED_KINDS:
-        return TYPED_GUESS
-    if kind == "text":
-        return TEXT_GUESS
-    if kind == "bool":
-        return 0.5
-    if kind == "order":  # the exact order among n! arrangements; without n, as unlikely as a typed answer
-        return TYPED_GUESS if not n_options else max(1 / math.factorial(n_options), GUESS_FLOOR)
-    if kind in ("choice", "multi"):
-        minimum = 2 if kind == "choice" else 1
-        if n_options is None or n_options < minimum:
-            raise ValueError(f"kind {kind!r} needs at least {minimum} options, got {n_options!r}")
-        chance = 1 / n_options if kind == "choice" else 0.5 ** n_options
-        return max(chance, GUESS_FLOOR)
-    raise ValueError(f"unknown question kind {kind!r}")
+    @property
+    def kind(self) -> str: ...
 
-
-def posterior(p_known: float, correct: bool, params: BKTParams) -> float:
-    """P(known | one binary observation), before the learning transition."""
-    slip, guess = params.p_slip, params.p_guess
-    if correct:
-        known, unknown = p_known * (1 - slip), (1 - p_known) * guess
-    else:
-        known, unknown = p_known * slip, (1 - p_known) * (1 - guess)
-    return known / (known + unknown)
-
-
-def update(p_known: float, correct_score: float, params: BKTParams = BKTParams()) -> float:
-    """P(known) before the next attempt, after one attempt scored ``correct_score`` in [0, 1]."""
-    _check_probability(p_known, "p_known")
-    _check_probability(correct_score, "correct_score")
-    observed = (correct_score * posterior(p_known, True, params)
-                + (1 - correct_score) * posterior(p_known, False, params))
-    learned = observed + (1 - observed) * params.p_learn
-    # Rounding can overshoot by an ulp; the estimate is a probability.
-    return min(max(learned, 0.0), 1.0)
-
-
-def mastered(p_known: float, threshold: float = MASTERY_THRESHOLD) -> bool:
-    """Whether a topic counts as mastered."""
-    return p_known >= threshold
+    @property
+    def option_count(self) -> int | None: ...
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -170,34 +149,143 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(UTC)
 
 
-def observe(state: TopicMastery, attempt: GradedAttempt, params: BKTParams) -> TopicMastery:
-    """A topic's state after one attempt on a template that carries it."""
-    if attempt.verdict not in VERDICTS:
-        raise ValueError(f"attempt on {attempt.key!r} has verdict {attempt.verdict!r}; expected one of {VERDICTS}")
-    return TopicMastery(p_known=update(state.p_known, attempt.score, params),
-                        attempts=state.attempts + 1,
-                        correct=state.correct + (attempt.verdict == "correct"),
-                        last_seen=as_utc(attempt.at))
+def guess_probability(kind: str, n_options: int | None = None, params: MasteryParams | None = None) -> float:
+    """P(right | not known) for a question kind (``n_options`` for choice, multi and order)."""
+    params = params or DEFAULTS
+    if kind in COMPUTED_KINDS:
+        return params.typed_guess
+    if kind == RECALL_KIND:
+        return params.recall_guess
+    if kind == "bool":
+        return 0.5
+    if kind == "order":
+        return params.typed_guess if not n_options else max(1 / math.factorial(min(n_options, 20)), 1e-6)
+    if kind in ("choice", "multi"):
+        minimum = 2 if kind == "choice" else 1
+        if n_options is None or n_options < minimum:
+            raise ValueError(f"kind {kind!r} needs at least {minimum} options, got {n_options!r}")
+        return 1 / n_options if kind == "choice" else 0.5 ** n_options
+    raise ValueError(f"unknown question kind {kind!r}")
 
 
-def replay(attempts: Iterable[GradedAttempt], template_topics: Mapping[str, Sequence[str]],
-           template_kinds: Mapping[str, str], options_count: Mapping[str, int],
-           params: BKTParams = BKTParams()) -> dict[str, TopicMastery]:
-    """Per-topic mastery after an attempt history; only attempted topics appear (others are at ``p_init``)."""
+def p_right(theta: float, guess: float, params: MasteryParams) -> float:
+    """P(right | θ) for a question whose guess probability is ``guess``."""
+    return theta * (1 - params.slip) + (1 - theta) * guess
+
+
+def _summarise(evidence: Sequence[float], params: MasteryParams) -> tuple[float, float]:
+    """(the belief's ``quantile``, its mean) for accumulated log-likelihoods on the grid."""
+    log_post = [(params.prior_a - 1) * math.log(t) + (params.prior_b - 1) * math.log1p(-t) + e
+                for t, e in zip(GRID, evidence, strict=True)]
+    top = max(log_post)
+    mass = [math.exp(v - top) for v in log_post]
+    total = sum(mass)
+    mean = sum(t * m for t, m in zip(GRID, mass, strict=True)) / total
+    target, cumulative = params.quantile * total, 0.0
+    for i, m in enumerate(mass):
+        if cumulative + m >= target:  # the quantile lies in cell i: interpolate within it
+            return (i + (target - cumulative) / m) / GRID_SIZE, mean
+        cumulative += m
+    return 1.0, mean
+
+
+@dataclass
+class _Evidence:
+    """A topic's accumulated evidence (mutable; :meth:`MasteryTracker.topic` summarises it)."""
+
+    log_likelihood: list[float] = field(default_factory=lambda: [0.0] * GRID_SIZE)
+    attempts: int = 0
+    correct: int = 0
+    last_seen: datetime | None = None
+    right: set[str] = field(default_factory=set)
+    computed: set[str] = field(default_factory=set)
+
+
+class MasteryTracker:
+    """Folds one learner's attempts, oldest first, into per-topic mastery."""
+
+    def __init__(self, templates: Mapping[str, TemplateLike], params: MasteryParams | None = None) -> None:
+        self.templates = templates
+        self.params = params or DEFAULTS
+        self.latest: datetime | None = None
+        self._evidence: dict[str, _Evidence] = {}
+        self._last_answer: dict[str, datetime] = {}  # per question: for the short-term repeat rule
+        self._summaries: dict[str, TopicMastery] = {}
+
+    def fold(self, attempt: GradedAttempt) -> tuple[str, ...]:
+        """Add one attempt, the latest so far; the topics it updated (none for a question since removed)."""
+        if attempt.verdict not in VERDICTS:
+            raise ValueError(f"attempt on {attempt.key!r} has verdict {attempt.verdict!r}; expected one of {VERDICTS}")
+        at = as_utc(attempt.at)
+        self.latest = at
+        template = self.templates.get(attempt.key)
+        if template is None or not template.topics:  # its topics are unknown: it tells nothing
+            return ()
+        params, topics = self.params, tuple(dict.fromkeys(template.topics))  # a topic listed twice is one
+        right = attempt.verdict == "correct"
+        weight = params.recall_weight if template.kind == RECALL_KIND else 1.0
+        previous = self._last_answer.get(attempt.key)
+        if previous is not None and at - previous < params.short_term:
+            weight *= params.repeat_weight
+        self._last_answer[attempt.key] = at
+        guess = guess_probability(template.kind, template.option_count, params)
+        # P(answer | θ) on the grid; a partial score s is a soft observation, s of "right" and 1 − s of "wrong".
+        likelihood = [math.log(attempt.score * p + (1 - attempt.score) * (1 - p))
+                      for p in (p_right(t, guess, params) for t in GRID)]
+        for position, topic in enumerate(topics):
+            if position and not right:
+                continue  # a wrong answer is blamed on the question's primary topic (see the module docstring)
+            evidence = self._evidence.setdefault(topic, _Evidence())
+            w = weight * (1.0 if position == 0 else params.secondary_weight)
+            evidence.log_likelihood = [params.decay * e + w * ll
+                                       for e, ll in zip(evidence.log_likelihood, likelihood, strict=True)]
+            evidence.attempts += 1
+            evidence.correct += right
+            evidence.last_seen = at
+            if right and position == 0 and template.kind != RECALL_KIND:
+                evidence.right.add(attempt.key)
+                if template.kind in COMPUTED_KINDS:
+                    evidence.computed.add(attempt.key)
+            self._summaries.pop(topic, None)
+        return topics
+
+    def topic(self, topic: str) -> TopicMastery:
+        """The topic's mastery now (the prior's for a topic never answered)."""
+        summary = self._summaries.get(topic)
+        if summary is None:
+            summary = self._summaries[topic] = _summary(self._evidence.get(topic, _Evidence()), self.params)
+        return summary
+
+    def summary(self) -> dict[str, TopicMastery]:
+        """Every answered topic's mastery (topics never answered are at :attr:`MasteryParams.prior_level`)."""
+        return {topic: self.topic(topic) for topic in self._evidence}
+
+    def predict(self, key: str) -> float:
+        """The predicted P(right) on question ``key`` now, from its primary topic's posterior mean."""
+        template = self.templates[key]
+        mean = self.topic(template.topics[0]).mean
+        assert mean is not None, "computed by _summary"
+        return p_right(mean, guess_probability(template.kind, template.option_count, self.params), self.params)
+
+
+def _summary(evidence: _Evidence, params: MasteryParams) -> TopicMastery:
+    level, mean = _summarise(evidence.log_likelihood, params)
+    covered = len(evidence.right) >= params.min_templates and bool(evidence.computed)
+    if not covered:
+        level = min(level, params.threshold - 0.01)
+    return TopicMastery(level=level, attempts=evidence.attempts, correct=evidence.correct,
+                        last_seen=evidence.last_seen, mean=mean, templates_right=len(evidence.right),
+                        computed_right=bool(evidence.computed), mastered=covered and level >= params.threshold)
+
+
+def replay(attempts: Iterable[GradedAttempt], templates: Mapping[str, TemplateLike],
+           params: MasteryParams | None = None) -> dict[str, TopicMastery]:
+    """Per-topic mastery after an attempt history; only attempted topics appear."""
+    tracker = MasteryTracker(templates, params)
     # A stable sort keeps same-instant attempts in the order given.
-    ordered = sorted(attempts, key=lambda attempt: as_utc(attempt.at))
-    states: dict[str, TopicMastery] = {}
-    for attempt in ordered:
-        topics = template_topics.get(attempt.key)
-        if topics:  # otherwise a template since removed from the bank: its topics are unknown
-            fold_attempt(states, attempt, topics, template_kinds[attempt.key], options_count.get(attempt.key), params)
-    return states
+    for attempt in sorted(attempts, key=lambda attempt: as_utc(attempt.at)):
+        tracker.fold(attempt)
+    return tracker.summary()
 
 
-def fold_attempt(states: dict[str, TopicMastery], attempt: GradedAttempt, topics: Sequence[str], kind: str,
-           n_options: int | None, params: BKTParams = BKTParams()) -> None:
-    """Update ``states`` in place with one attempt, the latest so far, on a template carrying ``topics``."""
-    guessed = dataclasses.replace(params, p_guess=guess_probability(kind, n_options))
-    for topic in dict.fromkeys(topics):  # a topic listed twice is still one observation
-        before = states.get(topic, TopicMastery(p_known=params.p_init))
-        states[topic] = observe(before, attempt, guessed)
+DEFAULTS = MasteryParams()

@@ -7,8 +7,8 @@
    It applies to every rule below, so a card whose 1-minute learning step is due does not
    come straight back.
 2. **Due reviews** (``quizzer.learning.review``) win, most overdue first.
-3. Otherwise the **weakest topic** (lowest BKT ``p_known``; unseen topics sit at the prior)
-   among those whose prerequisites are reasonably mastered (``p_known`` ≥ 0.6, or the
+3. Otherwise the **weakest topic** (lowest mastery level, ``quizzer.learning.mastery``; unseen
+   topics sit at the prior's level) among those whose prerequisites are reasonably mastered (level ≥ 0.6, or the
    prerequisite has no template among the candidates and so cannot be practised), and of
    its templates the least recently reviewed (never-seen first).  When interleaving leaves
    no unlocked topic, the weakest remaining one is taken rather than nothing.
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
 
-from quizzer.learning.mastery import BKTParams, TopicMastery
+from quizzer.learning.mastery import DEFAULTS, TopicMastery
 from quizzer.learning.review import ReviewState, is_due, overdue, require_utc
 
 PREREQUISITE_THRESHOLD = 0.6
@@ -121,12 +121,12 @@ def _duration(seconds: float) -> str:
     return f"{int(seconds // 60)} min"
 
 
-def unlocked(topic: str, p_known: Mapping[str, float], topics: Mapping[str, TopicLike],
+def unlocked(topic: str, level: Mapping[str, float], topics: Mapping[str, TopicLike],
              practisable: set[str]) -> bool:
     """Whether every prerequisite of ``topic`` is reasonably mastered or cannot be practised."""
     info = topics.get(topic)
     prerequisites = info.prerequisites if info is not None else ()
-    return all(p not in practisable or p_known.get(p, 0.0) >= PREREQUISITE_THRESHOLD for p in prerequisites)
+    return all(p not in practisable or level.get(p, 0.0) >= PREREQUISITE_THRESHOLD for p in prerequisites)
 
 
 def _least_recent(keys: Sequence[str], review_states: Mapping[str, ReviewState], rng: random.Random) -> str:
@@ -146,7 +146,7 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
     if not covered:  # topic-less templates only: nothing to rank, so spread the practice
         return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently seen")
     practisable = {t for c in candidates for t in c.topics}
-    p_known = {t: mastery[t].p_known if t in mastery else prior for t in practisable}
+    p_known = {t: mastery[t].level if t in mastery else prior for t in practisable}
     open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
     # Interleaving may have removed every unlocked topic's templates: then the weakest left.
     topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
@@ -159,7 +159,7 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
 def next_question(candidates: Sequence[CandidateLike], mastery: Mapping[str, TopicMastery],
                   review_states: Mapping[str, ReviewState], topics: Mapping[str, TopicLike],
                   recent_keys: Sequence[str], now: datetime, rng: random.Random,
-                  prior: float = BKTParams().p_init) -> Pick:
+                  prior: float = DEFAULTS.prior_level) -> Pick:
     """The template to practise next, with the reason (see the module docstring for the rules)."""
     if not candidates:
         raise ValueError("no candidate templates to choose from")

@@ -22,7 +22,7 @@ from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
+from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
@@ -37,7 +37,8 @@ class TopicRow:
     id: str
     name: str
     week: int
-    mastery: float
+    mastery: float  # the level shown (quizzer.learning.mastery)
+    mastered: bool
     attempts: int
     accuracy: float | None
     due: int
@@ -48,8 +49,25 @@ class TopicRow:
 @dataclass(frozen=True)
 class PaperRow:
     paper: str
-    mastered: int
+    done: int  # questions whose latest answer was right
     routed: int
+
+
+def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    """Per paper (sorted), (questions done, questions routed) for ``questions`` as (key, paper).
+
+    A question is done when this learner's latest answer to it, on whatever numbers they were
+    given, was right: evidence of that question itself, never inferred from topic mastery.  So a
+    paper never answered shows 0/N, and right after a mock exam the dashboard shows the exam's count
+    of right answers (a question left unanswered in it keeps its earlier answer's result).
+    ``attempts`` are oldest first."""
+    latest = {attempt.template_key: attempt.verdict == "correct" for attempt in attempts}
+    counts: dict[str, list[int]] = {}
+    for key, paper in questions:
+        done_total = counts.setdefault(paper, [0, 0])
+        done_total[0] += latest.get(key, False)
+        done_total[1] += 1
+    return {paper: (done, total) for paper, (done, total) in sorted(counts.items())}
 
 
 @dataclass(frozen=True)
@@ -70,13 +88,13 @@ class Question:
 class RunningMastery:
     """A learner's per-topic mastery and how much of the history it reflects."""
 
-    states: dict[str, TopicMastery]
+    tracker: MasteryTracker
     count: int
     last_id: int | None
-    latest: datetime | None
 
 
-def _graded(attempt: Attempt) -> GradedAttempt:
+def graded(attempt: Attempt) -> GradedAttempt:
+    """An attempt as the mastery model reads it."""
     return GradedAttempt(attempt.template_key, attempt.seed, attempt.verdict, attempt.score, attempt.seconds,
                          attempt.created_at)
 
@@ -135,10 +153,15 @@ class Study:
     def mastery(self, attempts: Sequence[Attempt] | None = None) -> dict[str, TopicMastery]:
         """Per-topic mastery after ``attempts`` (default: this learner's whole history)."""
         if attempts is None:
-            return dict(self._current_mastery().states)
-        return replay([_graded(a) for a in attempts], {k: t.topics for k, t in self.templates.items()},
-                      {k: t.kind for k, t in self.templates.items()},
-                      {k: n for k, t in self.templates.items() if (n := t.option_count)})
+            return self._current_mastery().tracker.summary()
+        return self.tracker(attempts).summary()
+
+    def tracker(self, attempts: Sequence[Attempt]) -> MasteryTracker:
+        """The mastery model after ``attempts``, given oldest first (as :meth:`attempts` reads them)."""
+        tracker = MasteryTracker(self.templates)
+        for attempt in attempts:
+            tracker.fold(graded(attempt))
+        return tracker
 
     def _current_mastery(self) -> RunningMastery:
         """The running mastery, replayed afresh when the bank holds answers it has not seen (another
@@ -147,8 +170,7 @@ class Study:
         count, last_id = self.session.exec(seen.where(Attempt.learner_id == self.learner_id)).one()
         if self._running is None or (self._running.count, self._running.last_id) != (count, last_id):
             attempts = self.attempts()
-            self._running = RunningMastery(self.mastery(attempts), len(attempts), last_id,
-                                           max((a.created_at for a in attempts), default=None))
+            self._running = RunningMastery(self.tracker(attempts), len(attempts), last_id)
         return self._running
 
     def _learn_from(self, attempt: Attempt) -> None:
@@ -157,20 +179,18 @@ class Study:
         running = self._running
         if running is None:
             return  # nothing folded yet: the next read replays the history
-        template = self.templates.get(attempt.template_key)
-        out_of_order = running.latest is not None and attempt.created_at < running.latest
-        if template is None or out_of_order:
+        latest = running.tracker.latest
+        if latest is not None and as_utc(attempt.created_at) < latest:
             self._running = None
             return
-        fold_attempt(running.states, _graded(attempt), template.topics, template.kind,
-                     template.option_count)
-        running.count, running.last_id, running.latest = running.count + 1, attempt.id, attempt.created_at
+        running.tracker.fold(graded(attempt))
+        running.count, running.last_id = running.count + 1, attempt.id
 
     def dashboard(self) -> Dashboard:
         attempts = self.attempts()
         mastery, states, now = self.mastery(), self.review_states(), self._now()
         due_keys = {key for key, state in states.items() if is_due(state, now)}
-        return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(mastery),
+        return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(attempts),
                          len(attempts), len(due_keys))
 
     def _topic_rows(self, attempts: Sequence[Attempt], mastery: dict[str, TopicMastery],
@@ -181,20 +201,17 @@ class Study:
             mine = [a for a in attempts if a.template_key in keys]
             state = mastery.get(topic.id)
             errors = Counter(a.misconception for a in mine if a.misconception)
-            rows.append(TopicRow(topic.id, topic.name, topic.week, state.p_known if state else 0.0, len(mine),
+            rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
+                                 state.mastered if state else False, len(mine),
                                  sum(a.score for a in mine) / len(mine) if mine else None,
                                  len(keys & due_keys), len(keys), tuple(errors.most_common(3))))
         return rows
 
-    def _paper_rows(self, mastery: dict[str, TopicMastery]) -> list[PaperRow]:
-        """A routed question counts as mastered when every topic it is routed to is mastered."""
-        rows: dict[str, list[int]] = {}
-        for record in self.catalog.records.values():
-            done = all(mastered(mastery[t].p_known) if t in mastery else False for t in record.topics)
-            counts = rows.setdefault(record.paper, [0, 0])
-            counts[0] += done
-            counts[1] += 1
-        return [PaperRow(paper, done, total) for paper, (done, total) in sorted(rows.items())]
+    def _paper_rows(self, attempts: Sequence[Attempt]) -> list[PaperRow]:
+        """Per routed paper, how many of its questions this learner's latest answer got right (see
+        :func:`paper_progress`)."""
+        return [PaperRow(paper, done, total) for paper, (done, total) in paper_progress(
+            attempts, [(record.id, record.paper) for record in self.catalog.records.values()]).items()]
 
     # --- practising ------------------------------------------------------------------------
 
@@ -203,6 +220,11 @@ class Study:
         candidates = [t for t in self.templates.values()
                       if (topic is None or topic in t.topics) and (week is None or t.week == week)
                       and (paper is None or t.paper == paper)]
+        # Practising a topic asks the questions *about* it (their primary topic) while there are any:
+        # only those can show it mastered, and a failed question that merely touches the topic would
+        # otherwise keep coming back as a due review in its place.
+        about = [t for t in candidates if topic is not None and t.topics[0] == topic]
+        candidates = about or candidates
         if not candidates:
             raise LookupError("no questions match this selection")
         pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,

@@ -68,7 +68,7 @@ def _fit(text: str, width: int) -> str:
 
 def render_text(report: ClassReport) -> str:
     lines = [_title(report), _facts(report)]
-    for heading, body in (("Mastery by topic (BKT; quartiles over the learners who started it)", _text_mastery),
+    for heading, body in (("Mastery by topic (quartiles over the learners who started it)", _text_mastery),
                           ("Most frequent misconceptions", _text_misconceptions),
                           (f"Hardest questions (first-try accuracy, at least {MIN_LEARNERS} learners)", _text_hardest),
                           ("Learners behind", _text_behind),
@@ -132,7 +132,7 @@ def _md_table(headers: list[str], numeric: set[int], rows: list[list[str]], empt
 def render_markdown(report: ClassReport) -> str:
     names = {t.topic: t.name for t in report.topics}
     lines = [f"# {_title(report)}", "", f"{_facts(report)}.", "", "## Mastery by topic", "",
-             "BKT estimate per learner; quartiles over the learners who started the topic.", "",
+             "Each learner’s level as on their dashboard; quartiles over those who started the topic.", "",
              *_md_table(["week", "topic", "started", "q1", "median", "q3", "mastered", "histogram 0→100%"],
                         {0, 2, 3, 4, 5, 6},
                         [[str(t.week), t.name, f"{t.learners}/{t.learners + t.not_started}",
@@ -221,7 +221,7 @@ def render_html(report: ClassReport) -> str:
     sections = [
         f"<h1>{_e(_title(report))}</h1>", f'<p class="note">{_e(_facts(report))}</p>',
         "<h2>Mastery by topic</h2>",
-        '<p class="note">BKT estimate per learner; quartiles over the learners who started the topic. '
+        '<p class="note">Each learner’s level as on their dashboard; quartiles over those who started the topic. '
         f'Each bar is the whole class, split by mastery.</p><p class="legend">{legend}</p>',
         _table(["Wk", "Topic", "Started", "Q1 · median · Q3", "Mastered", "Learners by mastery"],
                [[[str(t.week), _e(t.name), f"{t.learners}/{t.learners + t.not_started}",

@@ -4,10 +4,10 @@ and who is behind.  Pure functions over plain data; rendering is in ``quizzer.re
 **Scope.**  ``paper`` keeps the routed questions of one paper, ``topic`` the questions carrying
 one topic; only attempts on questions in scope count, and only their topics are reported.
 
-**Mastery distribution.**  Each learner's per-topic mastery is the BKT estimate
-(``quizzer.learning.mastery.replay``) over that learner's attempts in scope.  Per topic the report gives
-the quartiles over the learners who attempted it, a histogram in fifths of [0, 1], how many
-count as mastered (≥ ``MASTERY_THRESHOLD``), and how many have not started it.
+**Mastery distribution.**  Each learner's per-topic mastery is the level the learner's dashboard
+shows (``quizzer.learning.mastery.replay``), over that learner's attempts in scope.  Per topic the
+report gives the quartiles over the learners who attempted it, a histogram in fifths of [0, 1], how
+many the model counts as mastered, and how many have not started it.
 
 **Hardest questions.**  First-try accuracy: per question, the share of learners whose first
 attempt was correct (a first try is not yet helped by the worked solution), over at least
@@ -17,7 +17,7 @@ attempt was correct (a first try is not yet helped by the worked solution), over
 answers and mistakes, flags and (with enough learners) Rasch estimates; see ``items``.
 
 **Behind.**  A learner is behind when their mean mastery over the topics in scope (a topic not
-started counts at the BKT prior) is below the class's lower quartile of that mean, or when they
+started counts at the prior's level) is below the class's lower quartile of that mean, or when they
 answered fewer than ``RECENT_MINIMUM`` questions in the last ``RECENT_DAYS`` days.
 """
 
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from quizzer.common.errors import UserError
-from quizzer.learning.mastery import MASTERY_THRESHOLD, BKTParams, GradedAttempt, as_utc, replay
+from quizzer.learning.mastery import DEFAULTS, GradedAttempt, MasteryParams, TopicMastery, as_utc, replay
 from quizzer.reporting.items import ItemAnalysis, analyse_items
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.schema import Template
@@ -140,7 +140,7 @@ def in_scope(templates: Mapping[str, Template], *, paper: str | None, topic: str
 
 def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], templates: Mapping[str, Template],
                  catalog: Catalog, *, now: datetime, paper: str | None = None, topic: str | None = None,
-                 params: BKTParams = BKTParams()) -> ClassReport:
+                 params: MasteryParams = DEFAULTS) -> ClassReport:
     """The whole report for ``learners`` (every profile, including those with no attempts yet)."""
     scoped = in_scope(templates, paper=paper, topic=topic)
     mine: dict[str, list[ClassAttempt]] = {name: [] for name in learners}
@@ -150,7 +150,8 @@ def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], temp
     topic_ids = [t for t in catalog.topics if any(t in template.topics for template in scoped.values())
                  and (topic is None or t == topic)]
     mastery = {name: _mastery(history, scoped, params) for name, history in mine.items()}
-    means = {name: statistics.fmean([m.get(t, params.p_init) for t in topic_ids]) if topic_ids else params.p_init
+    prior = params.prior_level
+    means = {name: statistics.fmean([m[t].level if t in m else prior for t in topic_ids]) if topic_ids else prior
              for name, m in mastery.items()}
     lower = _quartiles(list(means.values()))[0] if len(means) >= 2 else None
     return ClassReport(
@@ -165,11 +166,10 @@ def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], temp
         items=analyse_items([a for history in mine.values() for a in history], scoped))
 
 
-def _mastery(history: list[ClassAttempt], scoped: Mapping[str, Template], params: BKTParams) -> dict[str, float]:
+def _mastery(history: list[ClassAttempt], scoped: Mapping[str, Template],
+             params: MasteryParams) -> dict[str, TopicMastery]:
     graded = [GradedAttempt(a.key, a.seed, a.verdict, a.score, a.seconds, a.at) for a in history]
-    states = replay(graded, {k: t.topics for k, t in scoped.items()}, {k: t.kind for k, t in scoped.items()},
-                    {k: n for k, t in scoped.items() if (n := t.option_count)}, params)
-    return {topic: state.p_known for topic, state in states.items()}
+    return replay(graded, scoped, params)
 
 
 def _quartiles(values: list[float]) -> tuple[float, float, float]:
@@ -179,14 +179,15 @@ def _quartiles(values: list[float]) -> tuple[float, float, float]:
     return q1, q2, q3
 
 
-def _distribution(topic: str, catalog: Catalog, values: list[float], learners: int) -> TopicDistribution:
+def _distribution(topic: str, catalog: Catalog, states: list[TopicMastery], learners: int) -> TopicDistribution:
+    values = [state.level for state in states]
     histogram = [0] * BINS
     for value in values:
         histogram[min(int(value * BINS), BINS - 1)] += 1
     info = catalog.topics[topic]
     return TopicDistribution(topic, info.name, info.week, len(values), learners - len(values),
                              _quartiles(values) if values else None, tuple(histogram),
-                             sum(value >= MASTERY_THRESHOLD for value in values))
+                             sum(state.mastered for state in states))
 
 
 def _misconceptions(mine: Mapping[str, list[ClassAttempt]], scoped: Mapping[str, Template],

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from quizzer.learning.mastery import TopicMastery
+from quizzer.learning.mastery import DEFAULTS, TopicMastery
 from quizzer.learning.policy import Candidate, Pick, next_question
 from quizzer.learning.review import Rating, ReviewState, new_state, review
 from quizzer.templates.catalog import Topic
@@ -36,7 +36,7 @@ CANDIDATES = [
 
 
 def m(p: float) -> TopicMastery:
-    return TopicMastery(p_known=p, attempts=1, correct=0)
+    return TopicMastery(level=p, attempts=1, correct=0)
 
 
 def state_due(due: datetime) -> ReviewState:
@@ -82,10 +82,10 @@ def test_prerequisite_gating() -> None:
 
 
 def test_unseen_topics_sit_at_the_prior_and_gate_their_dependants() -> None:
-    # Nothing attempted: every topic is at the prior (0.1), so only topics without practisable prerequisites are open.
+    # Nothing attempted: every topic at the prior level (20 %): only topics without practisable prerequisites open.
     chosen = pick({}, seed=3)
     assert chosen.topic in {"softmax", "layernorm"}
-    assert chosen.reason.endswith("(10%)")
+    assert chosen.reason.endswith(f"({DEFAULTS.prior_level:.0%})") and DEFAULTS.prior_level < 0.6
 
 
 def test_a_prerequisite_without_templates_does_not_gate() -> None:

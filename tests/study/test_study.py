@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import event
 from sqlmodel import Session, select
 
+from bench.simulated_learners import wrong_response
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.grading.describe import describe
@@ -173,7 +174,7 @@ def test_a_fresh_dashboard(study: Study) -> None:
     assert all(row.templates > 0 for row in data.topics)
     assert [p.paper for p in data.papers] == catalog.papers
     assert sum(p.routed for p in data.papers) == len(catalog.records)
-    assert all(p.mastered == 0 for p in data.papers)
+    assert all(p.done == 0 for p in data.papers)
 
 
 def test_the_dashboard_counts_answers_and_accuracy(study: Study) -> None:
@@ -243,6 +244,34 @@ def test_paper_instances_in_question_order(study: Study) -> None:
     assert [i.answer_text for i in study.paper_instances(paper, seed=5)] == [i.answer_text for i in instances]
     with pytest.raises(LookupError):
         study.paper_instances("1999T1_XX", seed=5)
+
+
+def papers(study: Study) -> dict[str, tuple[int, int]]:
+    return {row.paper: (row.done, row.routed) for row in study.dashboard().papers}
+
+
+def test_a_paper_is_done_only_by_its_own_questions_answered_right(study: Study, clock: FakeClock) -> None:
+    """Not by topic mastery: papers never answered stay at 0/N however well their topics are known."""
+    exam = "2026T2_Q2_NA"
+    for number, instance in enumerate(study.paper_instances(exam, seed=41)):  # a mock exam: 4/4 right
+        clock.advance(minutes=2)
+        assert study.submit(instance, "good" if instance.kind == "text" else instance.answer_text,
+                            60.0).verdict == "correct", number
+    for _ in range(30):  # and much right practice besides, none of it on the two one-question papers
+        clock.advance(minutes=2)
+        instance = study.next(week=2).instance
+        if instance.key not in ("2024T1_ET_AN Q1", "2024T1_ET_FN Q1") and study.templates[instance.key].paper is None:
+            study.submit(instance, "good" if instance.kind == "text" else instance.answer_text, 60.0)
+    progress = papers(study)
+    assert progress[exam] == (4, 4)
+    untouched = {paper for paper in progress
+                 if not any(study.templates[a.template_key].paper == paper for a in study.attempts())}
+    assert untouched and all(progress[paper][0] == 0 for paper in untouched)
+    # A later wrong answer to one of the exam's questions takes it off: the latest answer counts.
+    clock.advance(minutes=2)
+    first = study.paper_instances(exam, seed=42)[0]
+    assert study.submit(first, wrong_response(first, random.Random(1)), 60.0).verdict in ("incorrect", "partial")
+    assert papers(study)[exam] == (3, 4)
 
 
 # --- learners ------------------------------------------------------------------------------------

@@ -90,7 +90,7 @@ def test_series_ends_where_the_study_mastery_does(new_app: Callable[..., Quizzer
             final = app.study.mastery(attempts)
             assert set(series) == set(final)
             for topic, points in series.items():
-                assert points[-1].mastery == pytest.approx(final[topic].p_known)
+                assert points[-1].mastery == pytest.approx(final[topic].level)
             output = series[OUTPUT_TOPIC]
             assert [p.number for p in output] == [1, 3, 5]
             assert [p.accuracy for p in output] == pytest.approx([0, 0.5, 2 / 3])

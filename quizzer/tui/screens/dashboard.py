@@ -57,7 +57,7 @@ def column_widths(available: int, longest_topic: int) -> tuple[int, int]:
 
 
 class DashboardScreen(Screen[None]):
-    """Weeks → topics with mastery; papers with how many routed questions are mastered."""
+    """Weeks → topics with mastery; papers with how many routed questions you answered right."""
 
     BINDINGS = [
         Binding("enter", "practise_most", "Practise", priority=True),
@@ -104,7 +104,7 @@ class DashboardScreen(Screen[None]):
         papers = self.query_one("#papers", DataTable)
         papers.clear()
         for paper in data.papers:
-            papers.add_row(paper.paper, f"{paper.mastered}/{paper.routed}", key=paper.paper)
+            papers.add_row(paper.paper, f"{paper.done}/{paper.routed}", key=paper.paper)
 
     def on_resize(self, event: Resize) -> None:
         # After the refresh, so the table has its new width to fit the columns to.
@@ -143,7 +143,7 @@ class DashboardScreen(Screen[None]):
         """The mastery bar; an untried topic has no estimate yet, so no percentage."""
         if not row.attempts:
             return Text("░" * BAR + "    –", style="dim")
-        return mastery_bar(row.mastery, BAR)
+        return mastery_bar(row.mastery, BAR, mastered=row.mastered)
 
     @on(DataTable.RowHighlighted, "#topics")
     def topic_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,16 +18,8 @@ from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
-from quizzer.learning.mastery import (
-    MASTERY_THRESHOLD,
-    BKTParams,
-    GradedAttempt,
-    TopicMastery,
-    as_utc,
-    guess_probability,
-    observe,
-)
-from quizzer.learning.study import Study
+from quizzer.learning.mastery import DEFAULTS, MasteryParams, MasteryTracker, as_utc
+from quizzer.learning.study import Study, graded
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
 
@@ -48,35 +39,27 @@ class Point:
     """One topic just after one attempt on it."""
 
     number: int  # the attempt's position in the whole history, from 1
-    mastery: float  # the topic's P(known) after the attempt
+    mastery: float  # the topic's mastery level after the attempt
     accuracy: float  # mean score of the topic's attempts so far
 
 
 def topic_series(attempts: Sequence[Attempt], templates: Mapping[str, Template],
-                 params: BKTParams = BKTParams()) -> dict[str, list[Point]]:
-    """Replay the history in order, as :func:`quizzer.learning.mastery.replay` does, keeping every step per topic."""
-    states: dict[str, TopicMastery] = {}
+                 params: MasteryParams = DEFAULTS) -> dict[str, list[Point]]:
+    """Replay the history in order through the mastery model, keeping every step per topic."""
+    tracker = MasteryTracker(templates, params)
     scores: dict[str, float] = {}
     series: dict[str, list[Point]] = {}
     ordered = sorted(attempts, key=lambda attempt: as_utc(attempt.created_at))  # stable, like replay
     for number, attempt in enumerate(ordered, 1):
-        template = templates.get(attempt.template_key)
-        if template is None:  # a template since removed from the bank: its topics are unknown
-            continue
-        graded = GradedAttempt(attempt.template_key, attempt.seed, attempt.verdict, attempt.score,
-                               attempt.seconds, as_utc(attempt.created_at))
-        guessed = dataclasses.replace(params, p_guess=guess_probability(template.kind, template.option_count))
-        for topic in dict.fromkeys(template.topics):
-            state = observe(states.get(topic, TopicMastery(p_known=params.p_init)), graded, guessed)
-            states[topic] = state
+        for topic in tracker.fold(graded(attempt)):
+            state = tracker.topic(topic)
             scores[topic] = scores.get(topic, 0.0) + attempt.score
-            series.setdefault(topic, []).append(
-                Point(number, state.p_known, scores[topic] / state.attempts))
+            series.setdefault(topic, []).append(Point(number, state.level, scores[topic] / state.attempts))
     return series
 
 
 def course_mastery(series: Mapping[str, Sequence[Point]], topics: Sequence[str], count: int,
-                   p_init: float = BKTParams().p_init) -> list[float]:
+                   p_init: float = DEFAULTS.prior_level) -> list[float]:
     """Mean mastery over ``topics`` after each of ``count`` attempts (a topic not yet tried is at ``p_init``)."""
     changes: dict[int, list[tuple[str, float]]] = {}
     for topic, points in series.items():
@@ -209,17 +192,17 @@ class HistoryScreen(Screen[None]):
         # The key is a line of its own: plotext draws its legend over the top-left of the data.
         self.query_one("#history-legend", Static).update(Text.assemble(
             ("━━ ", MASTERY_COLOR), mastery_label, "   ", ("━━ ", ACCURACY_COLOR), "accuracy so far   ",
-            ("── ", "dim"), f"mastered ({MASTERY_THRESHOLD:.0%})"))
+            ("── ", "dim"), f"mastered ({DEFAULTS.threshold:.0%})"))
         plot = self.query_one("#history-plot", PlotextPlot)
         plt = plot.plt
         plt.clear_figure()
-        plt.horizontal_line(MASTERY_THRESHOLD, color="gray")  # first, so the data is drawn over it
+        plt.horizontal_line(DEFAULTS.threshold, color="gray")  # first, so the data is drawn over it
         for values, color in ((mastery, MASTERY_COLOR), (accuracy, ACCURACY_COLOR)):
             plt.plot(numbers, values, color=color, marker="braille")
             if topic is not None:  # a topic's answers are sparse: mark each one, or a lone answer is a speck
                 plt.scatter(numbers, values, color=color, marker="dot")
         plt.ylim(0, 1)
-        plt.yticks([0, 0.25, 0.5, 0.75, MASTERY_THRESHOLD], ["0%", "25%", "50%", "75%", "mastered"])
+        plt.yticks([0, 0.25, 0.5, DEFAULTS.threshold], ["0%", "25%", "50%", "mastered"])
         self._time_ticks(plt)
         plot.refresh()
 
