@@ -14,6 +14,7 @@ checks, ``AnswerFormatError`` and ``ExpressionAnswer``;
 ``match`` ``values_match`` per kind, and expression equivalence by sampling;
 ``verdict`` ``AnswerSpec``, ``WrongAnswer``, ``grade`` / ``self_grade`` → ``Verdict`` with score,
 feedback and the misconception.
-May import: ``quizzer.common`` and NumPy. Never the bank, the UI, an exporter or torch: grading
-is pure, so the app, the CLI, the exports and the report all grade the same way.
+May import: ``quizzer.common``, ``quizzer.text`` (an expression shown as maths) and NumPy. Never the
+bank, the UI, an exporter or torch: grading is pure, so the app, the CLI, the exports and the
+report all grade the same way.
 """

@@ -44,6 +44,7 @@ from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression, whole_number
 from quizzer.grading.tolerance import Tolerance
 from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean
+from quizzer.text.mathtext import code_span
 
 VERDICTS = ("correct", "incorrect", "partial", "invalid")
 # The version of the scoring rules.  Raise it with any change that can change a stored score, verdict
@@ -90,6 +91,14 @@ class Verdict:
     feedback: str
     misconception: str | None = None
     reading: str | None = None   # how the response was read; None when invalid
+    typed: str | None = None     # an expression's response as typed (its reading is maths: BhT(T+1)/2)
+
+    @property
+    def answered(self) -> str:
+        """The response as shown back to the student: as read, and an expression also as typed, in a
+        code span (``BhT(T+1)/2 (typed `B*h*T*(T+1)/2`)``), so Markdown never eats its stars."""
+        reading = self.reading or ""
+        return f"{reading} (typed {code_span(self.typed)})" if self.typed and self.typed != reading else reading
 
 
 @dataclass(frozen=True)
@@ -124,11 +133,14 @@ def _grade(spec: AnswerSpec, response: str) -> Verdict:
         return Verdict("invalid", 0.0, expected, str(exc))
     outcome = _name_mistake(spec, got, _GRADERS[spec.kind](spec, got))
     reading = None if outcome.verdict == "invalid" else _describe(spec, got)
-    return Verdict(outcome.verdict, outcome.score, expected, outcome.feedback, outcome.misconception, reading)
+    typed = clean(response) if spec.kind == "expression" and reading is not None else None
+    return Verdict(outcome.verdict, outcome.score, expected, outcome.feedback, outcome.misconception, reading, typed)
 
 
 def expected_text(spec: AnswerSpec) -> str:
     """The expected answer as the student will see it."""
+    if spec.kind == "expression":  # shown as maths, as the student's own answer is
+        return _describe(spec, read_expression(spec.expected, spec.variables))
     if spec.expected_text is not None:
         return spec.expected_text
     return _describe(spec, _expected_value(spec))

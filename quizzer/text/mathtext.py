@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from quizzer.text.parser import TooDeep, render_expression
 
-__all__ = ["latex_to_unicode", "render_math"]
+__all__ = ["code_span", "latex_to_unicode", "render_math"]
 
 _RELATION = re.compile(r"\s*([=≈≤≥≠→∈×])\s*")
 _MARKUP = re.compile(r"[\\^_{}'~&]")
@@ -98,3 +98,10 @@ def render_math(markdown: str) -> str:
     if "$" not in markdown:
         return markdown
     return _MARKDOWN.sub(_replace, markdown)
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, shown verbatim (``*`` and ``_`` stay themselves) in every format."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"

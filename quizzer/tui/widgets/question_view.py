@@ -65,7 +65,7 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
                   answer_markdown("Model answer", verdict.expected), ""]
     else:
         if verdict.reading:
-            lines.append(f"You answered: {render_math(verdict.reading)}  ")
+            lines.append(f"You answered: {render_math(verdict.answered)}  ")
         lines += [answer_markdown("Expected", verdict.expected), ""]
     if verdict.feedback and verdict.verdict != "correct":
         lines += [f"> {render_math(verdict.feedback)}", ""]
