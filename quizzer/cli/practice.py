@@ -74,7 +74,7 @@ def grade(
     from quizzer.text.mathtext import render_math
 
     typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
-               f"you answered {render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
+               f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
     if verdict.feedback:
         typer.echo(render_math(verdict.feedback))
 

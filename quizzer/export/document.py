@@ -20,6 +20,7 @@ from quizzer.grading.describe import describe
 from quizzer.templates.answer_text import Mistake
 from quizzer.templates.catalog import load_catalog, misconception_feedback
 from quizzer.templates.instance import Instance
+from quizzer.text.mathtext import code_span
 
 Section = Literal["paper", "answers"]
 SECTIONS: tuple[Section, ...] = ("paper", "answers")
@@ -222,13 +223,6 @@ def typed_expression(text: str) -> str:
     from quizzer.export.exprmath import expression_latex
 
     return f"{code_span(text.strip())} (${expression_latex(text)}$)"
-
-
-def code_span(text: str) -> str:
-    """``text`` as a Markdown code span, shown verbatim (``*`` and ``_`` stay themselves) in every format."""
-    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    padding = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{fence}{padding}{text}{padding}{fence}"
 
 
 # What would start Markdown (or math) inside a line; "_" only at a word's edge (d_k is safe as it is).

@@ -10,10 +10,13 @@ checks, ``AnswerFormatError`` and ``ExpressionAnswer``;
 ``choices`` reading choice and multi answers;
 ``ordering`` reading an order of steps (letters) and scoring it by ordered pairs;
 ``parse`` ``parse(kind, text)`` by kind, the ``MAX_ANSWER_CHARS`` cap, and ``preview`` for the answer box;
-``tolerance`` ``Tolerance``, ``half_unit``, ``DEFAULT_SIG``;
+``tolerance`` ``Tolerance``, ``half_unit``, ``DEFAULT_SIG``, and the asked ``Precision`` (read from a
+prompt) with ``short_of_precision``; ``digits`` the digits each typed number gives (``0.20``: two decimals);
 ``match`` ``values_match`` per kind, and expression equivalence by sampling;
+``hints`` the words of a wrong answer's feedback (sign, power of ten, entries off, precision);
 ``verdict`` ``AnswerSpec``, ``WrongAnswer``, ``grade`` / ``self_grade`` → ``Verdict`` with score,
 feedback and the misconception.
-May import: ``quizzer.common`` and NumPy. Never the bank, the UI, an exporter or torch: grading
-is pure, so the app, the CLI, the exports and the report all grade the same way.
+May import: ``quizzer.common``, ``quizzer.text`` (an expression shown as maths) and NumPy. Never the
+bank, the UI, an exporter or torch: grading is pure, so the app, the CLI, the exports and the
+report all grade the same way.
 """

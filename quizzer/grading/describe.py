@@ -1,6 +1,8 @@
-"""Show a value as it was read: ``0.7311``, ``[0.5, 1]``, ``[B, T, 64]``, ``(b) 0.25``.
+"""Show a value as it was read: ``0.7311``, ``[0.5, 1]``, ``[B, T, 64]``, ``(b) 0.25``, ``4d² + 2df``.
 
-Used for the "I read: …" preview, for the expected answer in feedback, and by the exports.
+Used for the "I read: …" preview, for the student's and the expected answer in feedback, and by
+the exports.  An expression is shown as maths (:mod:`quizzer.text.exprtext`), the same way for
+what was typed and what was expected, never in the Python syntax it was normalised to.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from quizzer.grading.typed import ExpressionAnswer
+from quizzer.text.exprtext import expression_unicode
 
 
 def format_number(value: Any, digits: int = 4) -> str:
@@ -70,7 +73,7 @@ def describe(kind: str, value: Any, *, options: Sequence[str] = (), digits: int 
     if kind == "order":
         return ", ".join(option_letter(int(step)) for step in value)
     if kind == "expression":
-        return value.source if isinstance(value, ExpressionAnswer) else str(value)
+        return expression_unicode(value.compiled.tree.body) if isinstance(value, ExpressionAnswer) else str(value)
     if kind == "text":
         return str(value)
     raise ValueError(f"unknown answer kind {kind!r}")

@@ -208,7 +208,7 @@ def _space_separates(tokens: list[Token], index: int) -> bool:
     return ends and starts and not is_call
 
 
-def _element_texts(text: str) -> list[str]:
+def element_texts(text: str) -> list[str]:
     """The elements of a typed list: split at commas/semicolons/newlines, else at spaces."""
     inner = strip_outer(_unwrap(text.strip()))
     if not inner:
@@ -226,7 +226,7 @@ def _element_texts(text: str) -> list[str]:
 
 def _read_floats(text: str) -> list[float]:
     """Read every element of a typed list as a float."""
-    return [as_float(read_real(part)) for part in _element_texts(text)]
+    return [as_float(read_real(part)) for part in element_texts(text)]
 
 
 def _plural(count: int, noun: str) -> str:
@@ -255,7 +255,7 @@ def parse_vector(text: str, length: int | None = None) -> np.ndarray:
 
 def parse_matrix(text: str, shape: Sequence[int] | None = None) -> np.ndarray:
     """A 2-D float array: ``[[1,0],[0,1]]``, ``1 0; 0 1``, ``[1 0; 0 1]`` or one row per line."""
-    rows = [_read_floats(row) for row in _row_texts(fold_powers_of_ten(clean(text)))]
+    rows = [_read_floats(row) for row in row_texts(fold_powers_of_ten(clean(text)))]
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(rows[0]):
             raise AnswerFormatError(f"row {number} has {_plural(len(row), 'number')}, row 1 has {len(rows[0])}")
@@ -264,7 +264,7 @@ def parse_matrix(text: str, shape: Sequence[int] | None = None) -> np.ndarray:
     return matrix
 
 
-def _row_texts(text: str) -> list[str]:
+def row_texts(text: str) -> list[str]:
     """Split a typed matrix into row texts: at ``;``/newlines, or into bracketed ``[..], [..]`` rows."""
     inner = strip_outer(_unwrap(text))
     rows = [row.strip().strip(",;").strip() for row in split_at_depth_zero(inner, ";\n")]
@@ -272,7 +272,7 @@ def _row_texts(text: str) -> list[str]:
     if not rows:
         raise AnswerFormatError("no numbers in your answer")
     if len(rows) == 1:
-        parts = _element_texts(rows[0])
+        parts = element_texts(rows[0])
         if len(parts) > 1 and all(strip_outer(part) != part for part in parts):
             return parts
     return rows

@@ -1,17 +1,28 @@
-"""How close a typed number must be to the expected one: :class:`Tolerance`.
+"""How close a typed number must be to the expected one (:class:`Tolerance`), and the precision a
+question asks for (:class:`Precision`, read from its prompt: "to 4 decimal places").
 
 Shared by grading, template validation and the exports (Moodle states the same tolerance).
+:func:`short_of_precision` is the rule of ``questions/README.md`` ("Precision"): a number that is
+the expected value rounded to the digits it was typed with, but with fewer than asked, is right
+yet not precise enough, when it gives at most ``MAX_PRECISION_SHORTFALL`` digits fewer than asked
+(``1`` for 0.6667 asked to 4 decimals is simply wrong).  To earn credit for that, and not for a
+lucky guess, it must also give at least ``MIN_PRECISION_SIG`` significant figures: ``0.07`` for
+0.0730 is one figure, as likely a guess as a rounding, and earns nothing (its feedback still says
+it is a rounding).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 DEFAULT_SIG = 3
 _BOUND_SLACK = 1e-9  # so 1.01 is within 1% of 1.0 despite binary rounding
+MIN_PRECISION_SIG = 2
+MAX_PRECISION_SHORTFALL = 2
 
 
 @dataclass(frozen=True)
@@ -89,3 +100,60 @@ def _finite_float(value: Any) -> float | None:
     except (OverflowError, TypeError, ValueError):
         return None
     return number if math.isfinite(number) else None
+
+
+@dataclass(frozen=True)
+class Precision:
+    """The precision a question asks for: ``digits`` decimal places or significant figures."""
+
+    digits: int
+    unit: Literal["decimals", "sig"]
+
+    def name(self, digits: int | None = None) -> str:
+        """``4 decimals``, ``1 decimal``, ``3 significant figures`` (of ``digits``, default the asked ones);
+        no decimals is ``the nearest whole number``."""
+        count = self.digits if digits is None else digits
+        if count == 0 and self.unit == "decimals":
+            return "the nearest whole number"
+        noun = "decimal" if self.unit == "decimals" else "significant figure"
+        return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+_ASKED = re.compile(r"\b(\d{1,2})\s*(?:(?P<decimals>decimal(?:\s+places?|s)?\b|d\.p\.)"
+                    r"|(?P<sig>significant\s+(?:figures?|digits?)|s\.f\.))", re.IGNORECASE)
+
+
+def asked_precision(prompt: str) -> Precision | None:
+    """The precision a prompt asks for ("Give all six entries to 4 decimal places"), or None when it
+    states none, or states two different ones (then the rule cannot say which was meant)."""
+    asked = {Precision(int(m[1]), "decimals" if m["decimals"] else "sig") for m in _ASKED.finditer(prompt)}
+    return asked.pop() if len(asked) == 1 else None
+
+
+class Digits(NamedTuple):
+    """What a typed number gives: ``0.20``, 2 decimals and 2 significant figures (:mod:`quizzer.grading.digits`)."""
+
+    decimals: int
+    sig: int
+
+
+class Shortfall(NamedTuple):
+    """A number right to the ``given`` digits but short of the asked precision; ``credited``: it
+    gives enough digits to earn the precision credit (a one-figure rounding does not)."""
+
+    given: int
+    credited: bool
+
+
+def short_of_precision(typed: Digits, got: float, expected: float, asked: Precision) -> Shortfall | None:
+    """How ``got`` (typed with ``typed`` digits) falls short of ``asked`` while being ``expected``
+    rounded to the digits it gives; None when it gives the asked digits, is not that rounding, or
+    gives more than ``MAX_PRECISION_SHORTFALL`` digits fewer than asked."""
+    have, want = _finite_float(got), _finite_float(expected)
+    given = typed.decimals if asked.unit == "decimals" else typed.sig
+    if have is None or want is None or not asked.digits - MAX_PRECISION_SHORTFALL <= given < asked.digits:
+        return None
+    unit = 0.5 * 10.0 ** -given if asked.unit == "decimals" else half_unit(have, given)
+    if math.fabs(have - want) > unit * (1 + _BOUND_SLACK):
+        return None
+    return Shortfall(given, typed.sig >= MIN_PRECISION_SIG)

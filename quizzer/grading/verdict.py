@@ -13,44 +13,45 @@ entries off, constant factor) are here.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
-from quizzer.grading.describe import describe, format_number
+from quizzer.grading.describe import describe
+from quizzer.grading.digits import typed_digits
 from quizzer.grading.expr import ExprError
+from quizzer.grading.hints import expression_hint, number_hint, positions_off, precision_hint
 from quizzer.grading.match import (
-    MIN_AGREEING_POINTS,
     as_bool,
     elementwise,
     equivalent,
     is_discrete,
     is_permutation,
-    nearly_equal,
     same_dim,
     selection,
     shapes_match,
     single_option,
-    value_pairs,
     values_match,
 )
 from quizzer.grading.ordering import order_feedback, order_score
 from quizzer.grading.parse import parse
-from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression, whole_number
-from quizzer.grading.tolerance import Tolerance
+from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression
+from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, short_of_precision
 from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean
+from quizzer.text.mathtext import code_span
 
 VERDICTS = ("correct", "incorrect", "partial", "invalid")
 # The version of the scoring rules.  Raise it with any change that can change a stored score, verdict
 # or misconception: every bank then regrades its attempts once (quizzer.learning.regrade).
 # 1: until 2026-12; 2: select-all right-minus-wrong, mistakes never cost credit, discrete answers exact.
 # 3: wrong answers matching no listed misconception may be named by a discovered engine slip.
-RULES_VERSION = 3
+# 4: a number right to the digits it gives but short of the precision the prompt asks earns
+#    PRECISION_CREDIT (each such entry of a vector or matrix half an entry), named as no mistake.
+RULES_VERSION = 4
+PRECISION_CREDIT = 0.5
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ class AnswerSpec:
     variables: tuple[str, ...] = ()        # expression kind
     wrong_answers: tuple[WrongAnswer, ...] = ()
     expected_text: str | None = None       # how the question displays its answer, when it decides that itself
+    precision: Precision | None = None     # number/vector/matrix: what the prompt asks ("to 4 decimal places")
     sizes: Mapping[str, int] = field(default_factory=dict)  # shape kind: the question's named sizes (T = 31)
     # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
     # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
@@ -90,6 +92,14 @@ class Verdict:
     feedback: str
     misconception: str | None = None
     reading: str | None = None   # how the response was read; None when invalid
+    typed: str | None = None     # an expression's response as typed (its reading is maths: BhT(T+1)/2)
+
+    @property
+    def answered(self) -> str:
+        """The response as shown back to the student: as read, and an expression also as typed, in a
+        code span (``BhT(T+1)/2 (typed `B*h*T*(T+1)/2`)``), so Markdown never eats its stars."""
+        reading = self.reading or ""
+        return f"{reading} (typed {code_span(self.typed)})" if self.typed and self.typed != reading else reading
 
 
 @dataclass(frozen=True)
@@ -100,6 +110,7 @@ class _Outcome:
     score: float
     feedback: str
     misconception: str | None = None
+    short: bool = False   # right but short of the asked precision: no mistake to name
 
 
 _CORRECT = _Outcome("correct", 1.0, "correct")
@@ -122,13 +133,18 @@ def _grade(spec: AnswerSpec, response: str) -> Verdict:
         got = parse(spec.kind, response, **_parse_context(spec))
     except (AnswerFormatError, ExprError) as exc:
         return Verdict("invalid", 0.0, expected, str(exc))
-    outcome = _name_mistake(spec, got, _GRADERS[spec.kind](spec, got))
+    grader = _GRADERS[spec.kind]
+    outcome = _name_mistake(spec, got, grader(spec, got, typed_digits(spec.kind, response)) if spec.precision
+                            and spec.kind in _PRECISE else grader(spec, got))
     reading = None if outcome.verdict == "invalid" else _describe(spec, got)
-    return Verdict(outcome.verdict, outcome.score, expected, outcome.feedback, outcome.misconception, reading)
+    typed = clean(response) if spec.kind == "expression" and reading is not None else None
+    return Verdict(outcome.verdict, outcome.score, expected, outcome.feedback, outcome.misconception, reading, typed)
 
 
 def expected_text(spec: AnswerSpec) -> str:
     """The expected answer as the student will see it."""
+    if spec.kind == "expression":  # shown as maths, as the student's own answer is
+        return _describe(spec, read_expression(spec.expected, spec.variables))
     if spec.expected_text is not None:
         return spec.expected_text
     return _describe(spec, _expected_value(spec))
@@ -176,7 +192,7 @@ def _name_mistake(spec: AnswerSpec, got: Any, outcome: _Outcome) -> _Outcome:
     catalogue at all, so only the feedback and the id change.  One exception to "keep the
     outcome": an answer of another shape (a transposed matrix) that matches a mistake is a
     readable wrong answer, not an unreadable one."""
-    if outcome.verdict == "correct" or outcome.misconception:
+    if outcome.verdict == "correct" or outcome.misconception or outcome.short:
         return outcome
     wrong = _find_misconception(spec, got)
     if wrong is None:
@@ -187,57 +203,29 @@ def _name_mistake(spec: AnswerSpec, got: Any, outcome: _Outcome) -> _Outcome:
     return replace(outcome, feedback=feedback or outcome.feedback, misconception=wrong.id)
 
 
-def _grade_number(spec: AnswerSpec, got: Any) -> _Outcome:
+_PRECISE = ("number", "vector", "matrix")  # the kinds a prompt may ask a precision of
+
+
+def _grade_number(spec: AnswerSpec, got: Any, digits: Sequence[Digits | None] = ()) -> _Outcome:
     if values_match(spec.kind, got, spec.expected, spec.tolerance):
         return _CORRECT
-    return _Outcome("incorrect", 0.0, _number_hint(spec.kind, spec.tolerance, got, spec.expected))
+    short = _shortfall(spec, digits[0] if len(digits) == 1 else None, got, spec.expected)
+    if short is not None and spec.precision is not None:
+        hint = precision_hint(short.given, spec.precision, credited=short.credited)
+        # Only a credited shortfall is sure to be a rounding; a rough one may still be a known mistake.
+        return _Outcome("partial", PRECISION_CREDIT, hint, short=True) if short.credited else \
+            _Outcome("incorrect", 0.0, hint)
+    return _Outcome("incorrect", 0.0, number_hint(spec.kind, spec.tolerance, got, spec.expected))
 
 
-def _number_hint(kind: str, tolerance: Tolerance, got: Any, expected: Any) -> str:
-    """Say what is wrong with a number: its sign, its power of ten, or how close it is."""
-    exact = kind == "integer"
-    target: Any = _whole(expected) if exact else float(expected)
-    matches: Callable[[Any], bool] = ((lambda value: value == target) if exact
-                                      else (lambda value: tolerance.accepts(value, target)))
-    if got != 0 and matches(-got):
-        return "right size, wrong sign"
-    power = _power_of_ten_gap(got, target)
-    if power and matches(Fraction(got) / Fraction(10) ** power):
-        return f"your answer is {_factor(power)} the expected value — check units and powers of ten"
-    if exact:
-        difference = got - target
-        if 0 < abs(difference) <= max(10, abs(target) // 100):
-            return f"close: off by {abs(difference):,} (too {'large' if difference > 0 else 'small'})"
-        return "not the expected value (whole numbers must be exact)"
-    if tolerance.loosened().accepts(got, target):
-        return f"close, but not {tolerance.describe()}"
-    return f"not the expected value (accepted {tolerance.describe()})"
-
-
-def _whole(value: Any) -> int:
-    """The expected value of an integer question, as an int."""
-    whole = whole_number(value)
-    if whole is None:
-        raise ValueError(f"an integer answer must be a whole number, got {value!r}")
-    return whole
-
-
-def _power_of_ten_gap(got: Any, expected: Any) -> int | None:
-    """k when got ≈ expected × 10^k for a whole k ≠ 0 (exact arithmetic: integers may be huge)."""
-    if got == 0 or expected == 0:
+def _shortfall(spec: AnswerSpec, typed: Digits | None, got: Any, expected: Any) -> Shortfall | None:
+    """How a wrong number falls short of the asked precision while right to the digits it gives, if it does."""
+    if spec.precision is None or typed is None or spec.kind == "integer":
         return None
-    ratio = abs(Fraction(got) / Fraction(expected))
-    power = round(math.log10(ratio.numerator) - math.log10(ratio.denominator))
-    return power if 1 <= abs(power) <= 15 else None
+    return short_of_precision(typed, got, expected, spec.precision)
 
 
-def _factor(power: int) -> str:
-    if power > 0:
-        return f"{10 ** power:,}×" if power <= 6 else f"10^{power}×"
-    return f"1/{10 ** -power:,} of" if power >= -6 else f"10^{power}×"
-
-
-def _grade_array(spec: AnswerSpec, got: np.ndarray) -> _Outcome:
+def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | None] = ()) -> _Outcome:
     expected = _expected_value(spec)
     if values_match(spec.kind, got, expected, spec.tolerance):
         return _CORRECT
@@ -249,22 +237,28 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray) -> _Outcome:
     except AnswerFormatError as exc:
         return _Outcome("invalid", 0.0, str(exc))
     right = elementwise(spec.tolerance, got, expected)
-    whole = " (every entry is a whole number)" if is_discrete(expected) and not is_discrete(got) else ""
-    if not right.any():
+    discrete = is_discrete(expected)  # whole-number answers are exact: there is no precision to fall short of
+    typed = list(digits) if len(digits) == right.size and not discrete else [None] * right.size
+    shortfalls = [None if ok else _shortfall(spec, entry, have, want)
+                  for ok, entry, have, want in zip(right.flat, typed, got.flat, expected.flat, strict=True)]
+    short = np.array([s is not None for s in shortfalls]).reshape(right.shape)
+    credited = np.array([s is not None and s.credited for s in shortfalls]).reshape(right.shape)
+    off = ~right & ~short
+    whole = " (every entry is a whole number)" if discrete and not is_discrete(got) else ""
+    score = float((right + PRECISION_CREDIT * credited).mean())
+    precision = ""
+    if short.any() and spec.precision is not None:
+        counted = [s for s in shortfalls if s is not None and (s.credited or not credited.any())]
+        rough = [tuple(int(i) + 1 for i in index) for index in np.argwhere(short & ~credited)]
+        precision = precision_hint(min(s.given for s in counted), spec.precision, credited=bool(credited.any()),
+                                   rough=rough if credited.any() else ())
+    if not off.any():
+        return _Outcome("partial" if score else "incorrect", score, precision, short=bool(credited.any()))
+    if not score and not short.any():
         return _Outcome("incorrect", 0.0, f"none of the entries match{whole}")
-    wrong_positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(~right)]
-    return _Outcome("partial", float(right.mean()), _positions_off(wrong_positions) + whole)
-
-
-def _positions_off(positions: Sequence[tuple[int, ...]], noun: tuple[str, str] = ("entry", "entries"),
-                   limit: int = 6) -> str:
-    """``entry 2 is off``, ``entries 2 and 4 are off``, ``entries (1, 2) and (2, 1) are off``."""
-    names = [str(p[0]) if len(p) == 1 else "(" + ", ".join(map(str, p)) + ")" for p in positions]
-    if len(names) == 1:
-        return f"{noun[0]} {names[0]} is off"
-    if len(names) > limit:
-        names = [*names[:limit], f"{len(names) - limit} more"]
-    return f"{noun[1]} {', '.join(names[:-1])} and {names[-1]} are off"
+    wrong_positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(off)]
+    others = f"; the others are {precision}" if precision else ""
+    return _Outcome("partial" if score else "incorrect", score, positions_off(wrong_positions) + whole + others)
 
 
 def _grade_shape(spec: AnswerSpec, got: tuple[Dim, ...]) -> _Outcome:
@@ -277,7 +271,7 @@ def _grade_shape(spec: AnswerSpec, got: tuple[Dim, ...]) -> _Outcome:
         return _Outcome("incorrect", 0.0, "right sizes, wrong order")
     pairs = enumerate(zip(got, expected, strict=True), start=1)
     off = [(position,) for position, (dim, want) in pairs if not same_dim(dim, want, spec.sizes)]
-    return _Outcome("incorrect", 0.0, _positions_off(off, ("dimension", "dimensions")))
+    return _Outcome("incorrect", 0.0, positions_off(off, ("dimension", "dimensions")))
 
 
 def _grade_choice(spec: AnswerSpec, got: int) -> _Outcome:
@@ -333,25 +327,10 @@ def _grade_expression(spec: AnswerSpec, got: ExpressionAnswer) -> _Outcome:
     expected = read_expression(spec.expected, spec.variables)
     if equivalent(got, expected):
         return _CORRECT
-    return _Outcome("incorrect", 0.0, _expression_hint(got, expected))
+    return _Outcome("incorrect", 0.0, expression_hint(got, expected))
 
 
-def _expression_hint(got: ExpressionAnswer, expected: ExpressionAnswer) -> str:
-    """Name a constant factor or offset between the two expressions when there is one."""
-    pairs = value_pairs(got, expected)
-    if len(pairs) >= MIN_AGREEING_POINTS:
-        differences = [have - want for have, want in pairs]
-        if all(nearly_equal(d, differences[0]) for d in differences):
-            offset = format_number(differences[0])
-            return f"your expression differs from the expected one by a constant ({offset})"
-        if all(want != 0 for _, want in pairs):
-            ratios = [have / want for have, want in pairs]
-            if all(nearly_equal(r, ratios[0]) for r in ratios):
-                return f"your expression is {format_number(ratios[0])}× the expected one"
-    return "not equivalent to the expected expression"
-
-
-_GRADERS: dict[str, Callable[[AnswerSpec, Any], _Outcome]] = {
+_GRADERS: dict[str, Callable[..., _Outcome]] = {
     "number": _grade_number, "integer": _grade_number, "vector": _grade_array, "matrix": _grade_array,
     "shape": _grade_shape, "choice": _grade_choice, "multi": _grade_multi, "order": _grade_order, "bool": _grade_bool,
     "expression": _grade_expression,

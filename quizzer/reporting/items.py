@@ -12,7 +12,8 @@ Attempts, wrong answers, mistakes and the median time count every attempt.
 - **groups**: the learners who tried the question, ordered by their rest score, split in thirds
   (lower, middle, upper); the facility in each third.  Each flag carries the three numbers it is
   about (facility, or the share making the mistake, by third) for the report's chart.
-- **wrong answers / mistakes**: the most frequent responses (as typed, spaces trimmed) and named
+- **wrong answers / mistakes**: the most frequent responses (as typed, spaces trimmed; an
+  expression as maths, so ``B*h*T^2`` and ``BhT²`` count as one answer, shown ``BhT²``) and named
   misconceptions among the attempts not graded correct, each with its share of those attempts.
 
 **Flags** (each with its reason; only on questions with ``MIN_ITEM_LEARNERS`` learners):
@@ -39,6 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from quizzer.grading.parse import preview
 from quizzer.learning.mastery import as_utc
 from quizzer.reporting.rasch import Estimate, RaschFit, fit_rasch
 from quizzer.templates.schema import Template
@@ -168,6 +170,15 @@ def _shares(counter: Counter[str], total: int) -> tuple[Share, ...]:
                  [:TOP_WRONG])
 
 
+def _shown(response: str, template: Template) -> str:
+    """A response as the report lists it: an expression as maths (as the student saw it read), else as typed."""
+    if template.kind == "expression":
+        read = preview("expression", response, variables=template.variables)
+        if read.readable:
+            return read.text
+    return response.strip()
+
+
 def _item(key: str, template: Template, history: Sequence[ClassAttempt],
           first: Mapping[str, Mapping[str, ClassAttempt]], totals: Mapping[str, float],
           rasch: RaschFit | None) -> ItemStats:
@@ -183,7 +194,7 @@ def _item(key: str, template: Template, history: Sequence[ClassAttempt],
     return ItemStats(
         key=key, title=template.title, paper=template.paper, attempts=len(history), learners=len(firsts),
         facility=facility, discrimination=discrimination, groups=(lower, middle, upper),
-        wrong_answers=_shares(Counter(a.response.strip() for a in wrong), len(wrong)),
+        wrong_answers=_shares(Counter(_shown(a.response, template) for a in wrong), len(wrong)),
         mistakes=_shares(Counter(a.misconception for a in wrong if a.misconception), len(wrong)),
         median_seconds=statistics.median(times) if times else None,
         flags=_flags(facility, discrimination, thirds) if enough else (),

@@ -356,9 +356,23 @@ def tex(value: Any, decimals: int = 4) -> str:
     array = np.asarray(value) if isinstance(value, (np.ndarray, list)) else None
     if array is not None and array.dtype.kind in "fiu" and array.ndim in (1, 2):
         rows = array.reshape(1, -1) if array.ndim == 1 else array
-        body = r" \\ ".join(" & ".join(show(x, decimals) for x in row) for row in rows)
+        places = _shared_decimals(rows, decimals)
+        body = r" \\ ".join(" & ".join(_entry(x, places, decimals) for x in row) for row in rows)
         return rf"\begin{{bmatrix}} {body} \end{{bmatrix}}"
     return show(value, decimals)
+
+
+def _shared_decimals(rows: np.ndarray, decimals: int) -> int:
+    """One precision for a whole matrix: the most decimals any entry needs (up to ``decimals``), so
+    its columns line up and 1.951 is not printed beside 0.9933."""
+    shown = [show(x, decimals) for x in rows.flat]
+    return max((len(text.partition(".")[2]) for text in shown if "e" not in text), default=0)
+
+
+def _entry(x: Any, places: int, decimals: int) -> str:
+    """A matrix entry to ``places`` decimals (∞ and numbers too small or large for them as ``show`` writes them)."""
+    text = show(x, decimals)
+    return text if "e" in text or "∞" in text or not places else f"{float(x):.{places}f}"
 
 
 MAX_DIGITS = 17  # a float64 has 17 significant digits at most: more decimals only print noise

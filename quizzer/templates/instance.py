@@ -29,7 +29,7 @@ from quizzer.grading.budget import current as current_budget
 from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import order_score
-from quizzer.grading.tolerance import Tolerance
+from quizzer.grading.tolerance import Tolerance, asked_precision
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
@@ -93,15 +93,17 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
         render = functools.partial(_render, template, env)
         answer_text = write_answer(template, answer, choices)
         tolerance = _tolerance(template)
+        prompt = render(template.prompt, "prompt")
         spec = AnswerSpec(
             kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
             variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order, tolerance),
             expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
+            precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
             discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
         )
         return Instance(
             key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
-            topics=tuple(template.topics), prompt=render(template.prompt, "prompt"),
+            topics=tuple(template.topics), prompt=prompt,
             solution=render(template.solution, "solution"), answer=answer,
             answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env),
             mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from quizzer.text.parser import TooDeep, render_expression
 
-__all__ = ["latex_to_unicode", "render_math"]
+__all__ = ["code_span", "latex_to_unicode", "render_math"]
 
 _RELATION = re.compile(r"\s*([=≈≤≥≠→∈×])\s*")
 _MARKUP = re.compile(r"[\\^_{}'~&]")
@@ -69,8 +69,10 @@ def latex_to_unicode(tex: str) -> str:
     return _render(tex, False)
 
 
-def _display_block(m: re.Match[str]) -> str:
-    """A $$…$$ span as its own line(s), indented by four spaces."""
+def _display_block(m: re.Match[str], fenced: bool = False) -> str:
+    """A $$…$$ span as its own line(s), indented by four spaces; ``fenced``: a block of several
+    lines inside a code fence, so a Markdown renderer keeps its rows (it joins indented lines that
+    follow a list item into one paragraph)."""
     source = m.string
     line_start = source.rfind("\n", 0, m.start()) + 1
     lead = source[line_start : m.start()]
@@ -80,21 +82,33 @@ def _display_block(m: re.Match[str]) -> str:
     # (a list item, say): repeat it on every row so grids stay aligned.
     prefix, indent = ("\n", "") if lead.strip() else ("", lead)
     body = _render(m["display"], True).split("\n")
-    block = ("\n" + indent).join(f"    {line}".rstrip() for line in body)
+    if fenced and len(body) > 1:
+        body = ["```", *body, "```"]
+    block = ("\n" + indent).join(f"{'' if line == '```' else '    '}{line}".rstrip() for line in body)
     return prefix + block + ("\n" if tail.strip() else "")
 
 
-def _replace(m: re.Match[str]) -> str:
+def _replace(m: re.Match[str], fenced: bool = False) -> str:
     """Render a math span; code, escapes and plain dollars pass through."""
     if m["display"] is not None and m["display"].strip():
-        return _display_block(m)
+        return _display_block(m, fenced)
     if m["inline"] is not None:
         return latex_to_unicode(m["inline"])
     return m[0]
 
 
-def render_math(markdown: str) -> str:
-    """Replace every `$…$` and `$$…$$` span in Markdown with Unicode."""
+def render_math(markdown: str, *, fenced: bool = False) -> str:
+    """Replace every `$…$` and `$$…$$` span in Markdown with Unicode.
+
+    ``fenced``: display maths of several lines (a matrix) goes in a code fence, for text that a
+    Markdown renderer shows next (the app); without it, the text is for a plain terminal."""
     if "$" not in markdown:
         return markdown
-    return _MARKDOWN.sub(_replace, markdown)
+    return _MARKDOWN.sub(lambda m: _replace(m, fenced), markdown)
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, shown verbatim (``*`` and ``_`` stay themselves) in every format."""
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{padding}{text}{padding}{fence}"

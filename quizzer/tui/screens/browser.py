@@ -81,7 +81,7 @@ def preview_markdown(instance: Instance) -> str:
     if instance.choices:
         parts.append("\n".join(f"- ({letter(i)}) {render_math(choice)}" for i, choice in enumerate(instance.choices)))
     parts += [f"**Answer:** {render_math(instance.answer_text)}", "#### Worked solution",
-              render_math(instance.solution)]
+              render_math(instance.solution, fenced=True)]
     return "\n\n".join(parts)
 
 

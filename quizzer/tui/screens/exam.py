@@ -371,7 +371,7 @@ class MockExamScreen(Screen[None]):
         instance = slot.instance
         body = (feedback_markdown(instance, slot.verdict) if slot.verdict else
                 f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
-                f"#### Worked solution\n\n{render_math(instance.solution)}")
+                f"#### Worked solution\n\n{render_math(instance.solution, fenced=True)}")
         self.query_one("#exam-detail", Markdown).update(
             f"{question_markdown(instance, f'{index + 1}. ')}\n\n---\n\n{body}")
         self.query_one("#exam-detail-scroll", VerticalScroll).scroll_home(animate=False)

@@ -42,7 +42,7 @@ def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
 
 def recall_markdown(instance: Instance) -> str:
     """A recall card's model answer, then its solution (which says what a "good" answer must contain)."""
-    return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution)}"
+    return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution, fenced=True)}"
 
 
 OPEN_KEYS = Content.from_markup(
@@ -146,7 +146,7 @@ class PracticeScreen(Screen[None]):
         instance = self.question.instance
         self._show_verdict(f"Solution revealed — not counted · {NEXT_HINT}", "revealed")
         await self._show_feedback(f"{answer_markdown('Answer', instance.answer_text)}\n\n"
-                                  f"#### Worked solution\n\n{render_math(instance.solution)}")
+                                  f"#### Worked solution\n\n{render_math(instance.solution, fenced=True)}")
 
     @on(AnswerBox.Submitted)
     @on(ChoiceBox.Submitted)

@@ -12,7 +12,7 @@ VERDICT_STYLE = {"correct": "✔ Correct", "partial": "◐ Partly right", "incor
 def question_markdown(instance: Instance, number: str = "") -> str:
     """The prompt as Markdown for a terminal: math converted, choices listed separately by their widget."""
     header = f"### {number}{instance.title}\n\n"
-    return header + render_math(instance.prompt)
+    return header + render_math(instance.prompt, fenced=True)
 
 
 def verdict_line(verdict: Verdict) -> str:
@@ -65,10 +65,10 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
                   answer_markdown("Model answer", verdict.expected), ""]
     else:
         if verdict.reading:
-            lines.append(f"You answered: {render_math(verdict.reading)}  ")
+            lines.append(f"You answered: {render_math(verdict.answered)}  ")
         lines += [answer_markdown("Expected", verdict.expected), ""]
     if verdict.feedback and verdict.verdict != "correct":
         lines += [f"> {render_math(verdict.feedback)}", ""]
     if with_solution:
-        lines += ["#### Worked solution", "", render_math(instance.solution)]
+        lines += ["#### Worked solution", "", render_math(instance.solution, fenced=True)]
     return "\n".join(lines)

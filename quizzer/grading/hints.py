@@ -1,0 +1,100 @@
+"""What a wrong answer's feedback says: a sign, a power of ten, how close, which entries are off, a
+constant factor between expressions, or that a right value is short of the asked precision.
+
+Only words: whether an answer is right, and its score, are decided in :mod:`quizzer.grading.verdict`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+from quizzer.grading.describe import format_number
+from quizzer.grading.match import MIN_AGREEING_POINTS, nearly_equal, value_pairs
+from quizzer.grading.readers import whole_number
+from quizzer.grading.tolerance import Precision, Tolerance
+from quizzer.grading.typed import ExpressionAnswer
+
+
+def number_hint(kind: str, tolerance: Tolerance, got: Any, expected: Any) -> str:
+    """Say what is wrong with a number: its sign, its power of ten, or how close it is."""
+    exact = kind == "integer"
+    target: Any = _whole(expected) if exact else float(expected)
+    matches: Callable[[Any], bool] = ((lambda value: value == target) if exact
+                                      else (lambda value: tolerance.accepts(value, target)))
+    if got != 0 and matches(-got):
+        return "right size, wrong sign"
+    power = _power_of_ten_gap(got, target)
+    if power and matches(Fraction(got) / Fraction(10) ** power):
+        return f"your answer is {_factor(power)} the expected value — check units and powers of ten"
+    if exact:
+        difference = got - target
+        if 0 < abs(difference) <= max(10, abs(target) // 100):
+            return f"close: off by {abs(difference):,} (too {'large' if difference > 0 else 'small'})"
+        return "not the expected value (whole numbers must be exact)"
+    if tolerance.loosened().accepts(got, target):
+        return f"close, but not {tolerance.describe()}"
+    return f"not the expected value (accepted {tolerance.describe()})"
+
+
+def _whole(value: Any) -> int:
+    """The expected value of an integer question, as an int."""
+    whole = whole_number(value)
+    if whole is None:
+        raise ValueError(f"an integer answer must be a whole number, got {value!r}")
+    return whole
+
+
+def _power_of_ten_gap(got: Any, expected: Any) -> int | None:
+    """k when got ≈ expected × 10^k for a whole k ≠ 0 (exact arithmetic: integers may be huge)."""
+    if got == 0 or expected == 0:
+        return None
+    ratio = abs(Fraction(got) / Fraction(expected))
+    power = round(math.log10(ratio.numerator) - math.log10(ratio.denominator))
+    return power if 1 <= abs(power) <= 15 else None
+
+
+def _factor(power: int) -> str:
+    if power > 0:
+        return f"{10 ** power:,}×" if power <= 6 else f"10^{power}×"
+    return f"1/{10 ** -power:,} of" if power >= -6 else f"10^{power}×"
+
+
+def positions_off(positions: Sequence[tuple[int, ...]], noun: tuple[str, str] = ("entry", "entries"),
+                  limit: int = 6, state: str = "off") -> str:
+    """``entry 2 is off``, ``entries 2 and 4 are off``, ``entries (1, 2) and (2, 1) are off``."""
+    names = [str(p[0]) if len(p) == 1 else "(" + ", ".join(map(str, p)) + ")" for p in positions]
+    if len(names) == 1:
+        return f"{noun[0]} {names[0]} is {state}"
+    if len(names) > limit:
+        names = [*names[:limit], f"{len(names) - limit} more"]
+    return f"{noun[1]} {', '.join(names[:-1])} and {names[-1]} are {state}"
+
+
+def expression_hint(got: ExpressionAnswer, expected: ExpressionAnswer) -> str:
+    """Name a constant factor or offset between the two expressions when there is one."""
+    pairs = value_pairs(got, expected)
+    if len(pairs) >= MIN_AGREEING_POINTS:
+        differences = [have - want for have, want in pairs]
+        if all(nearly_equal(d, differences[0]) for d in differences):
+            offset = format_number(differences[0])
+            return f"your expression differs from the expected one by a constant ({offset})"
+        if all(want != 0 for _, want in pairs):
+            ratios = [have / want for have, want in pairs]
+            if all(nearly_equal(r, ratios[0]) for r in ratios):
+                return f"your expression is {format_number(ratios[0])}× the expected one"
+    return "not equivalent to the expected expression"
+
+
+
+
+def precision_hint(given: int, asked: Precision, *, credited: bool = True,
+                   rough: Sequence[tuple[int, ...]] = ()) -> str:
+    """``right to 2 decimals; give 4``: the value is right, its precision short of what the prompt asks
+    (``… too few digits to credit`` for a rounding too rough to tell from a guess; ``rough``: the
+    positions of such entries among credited ones)."""
+    too_rough = "" if credited else ", too few digits to credit"
+    rough_entries = f" ({positions_off(rough, state='too rough to credit')})" if rough else ""
+    return f"right to {asked.name(given)}{too_rough}; give {asked.digits}{rough_entries}"

@@ -1,0 +1,108 @@
+"""A right value short of the asked precision is told so and earns PRECISION_CREDIT (issue 22, point 5).
+
+Before, 2-decimal answers to a 4-decimal question scored 17 % with "entries … are off".
+The rule is in questions/README.md ("Precision"); the asked precision is read from the prompt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from quizzer.grading.digits import literal_digits, typed_digits
+from quizzer.grading.tolerance import Precision, Tolerance, asked_precision
+from quizzer.grading.verdict import PRECISION_CREDIT, AnswerSpec, WrongAnswer, grade
+from tests.bundled_templates import SEEDS, bundled, instance
+
+FOUR = Precision(4, "decimals")
+
+
+def typed(values: np.ndarray | float, decimals: int) -> str:
+    """Values as a student types them to ``decimals`` places (trailing zeros kept)."""
+    if np.ndim(values) == 0:
+        return f"{float(values):.{decimals}f}"
+    return "[" + ", ".join(typed(row, decimals) for row in np.asarray(values)) + "]"
+
+
+def test_the_asked_precision_is_what_the_prompt_says_not_the_tolerance() -> None:
+    question = instance("practice/softmax-row-sums", 3)
+    assert question.spec.tolerance == Tolerance(abs=0.0005)  # which accepts 3 decimals …
+    assert question.spec.precision == FOUR  # … while the prompt asks for 4
+    assert "give 4" in grade(question.spec, typed(question.answer, 2)).feedback
+    assert asked_precision("Give 3 significant figures.") == Precision(3, "sig")
+    assert asked_precision("Give $z$ to 4 decimals; the scores are shown to 1 decimal.") is None  # two: unclear
+    assert asked_precision("How many parameters?") is None
+
+
+def test_a_matrix_right_to_two_decimals_is_told_so_never_off() -> None:
+    question = instance("practice/softmax-row-sums", 3)  # entries 0.0730 … 0.7284
+    verdict = grade(question.spec, typed(question.answer, 2))
+    wrong = grade(question.spec, typed(np.asarray(question.answer) + 0.2, 2))
+    assert "off" not in verdict.feedback and verdict.feedback.startswith("right to 2 decimals; give 4")
+    assert verdict.verdict == "partial" and wrong.score < verdict.score < 1
+    assert verdict.misconception is None
+
+
+@pytest.mark.parametrize("key", sorted(key for key, template in bundled().items()
+                                       if template.kind in ("number", "vector", "matrix")))
+def test_every_precision_short_answer_scores_between_wrong_and_right_and_names_no_mistake(key: str) -> None:
+    for seed in SEEDS[:4]:
+        question = instance(key, seed)
+        asked = question.spec.precision
+        expected = np.asarray(question.answer, dtype=float)
+        if asked is None or asked.unit != "decimals" or np.all(expected == np.round(expected)):
+            continue
+        for decimals in range(asked.digits - 2, asked.digits):
+            text = typed(expected, decimals)
+            verdict = grade(question.spec, text)
+            if verdict.verdict == "correct":  # the tolerance accepts this many decimals
+                continue
+            assert verdict.score < 1 and verdict.verdict in ("partial", "incorrect")
+            # Entries of two or more figures are surely roundings: no mistake named for them.
+            if all(digits is not None and digits.sig >= 2 for digits in typed_digits(question.kind, text)):
+                assert verdict.misconception is None and verdict.score > 0, (seed, decimals, verdict)
+            if verdict.misconception is None:  # a rough rounding may still be a known mistake
+                assert "off" not in verdict.feedback, (seed, decimals, verdict.feedback)
+                assert f"give {asked.digits}" in verdict.feedback, (seed, decimals, verdict.feedback)
+
+
+def test_a_number_right_to_fewer_decimals_gets_the_credit_and_a_rough_one_does_not() -> None:
+    spec = AnswerSpec("number", 0.7311, Tolerance(abs=0.0005), precision=FOUR)
+    assert grade(spec, "0.7311").score == 1
+    short = grade(spec, "0.73")
+    assert (short.verdict, short.score, short.feedback) == ("partial", PRECISION_CREDIT, "right to 2 decimals; give 4")
+    assert "right to" not in grade(spec, "0.7").feedback  # three decimals short: simply wrong
+    assert grade(spec, "0.7").score == 0
+    rough = grade(AnswerSpec("number", 0.0730, Tolerance(abs=0.0005), precision=FOUR), "0.07")
+    assert (rough.verdict, rough.score) == ("incorrect", 0)  # one significant figure: as likely a guess
+    assert rough.feedback == "right to 2 decimals, too few digits to credit; give 4"
+    assert grade(spec, "0.74").score == 0 and "right to" not in grade(spec, "0.74").feedback
+    assert grade(spec, "0.7300").score == 0  # four decimals given, and wrong: no precision to blame
+
+
+def test_trailing_zeros_typed_count_as_digits() -> None:
+    spec = AnswerSpec("vector", [0.0730, 0.1985], Tolerance(abs=0.0005), precision=FOUR)
+    assert literal_digits("0.20") == (2, 2) and literal_digits("0.2") == (1, 1)
+    assert grade(spec, "[0.073, 0.20]").score == pytest.approx((1 + PRECISION_CREDIT) / 2)
+    rough = grade(spec, "[0.07, 0.20]")  # 0.07 is one significant figure: no credit, yet not "off"
+    assert rough.score == pytest.approx(PRECISION_CREDIT / 2)
+    assert rough.feedback == "right to 2 decimals; give 4 (entry 1 is too rough to credit)"
+
+
+def test_a_precision_short_answer_is_not_named_as_a_mistake_it_happens_to_match() -> None:
+    spec = AnswerSpec("number", 0.7311, Tolerance(abs=0.0005), precision=FOUR,
+                      wrong_answers=(WrongAnswer("forgot_something", 0.73, "You forgot something."),))
+    verdict = grade(spec, "0.73")
+    assert (verdict.verdict, verdict.misconception) == ("partial", None)
+
+
+def test_random_numbers_do_not_earn_precision_credit_by_chance() -> None:
+    """Typed to 2 decimals at random over the entries' range, an answer earns the credit only when it
+    is the rounding itself: about one draw in a hundred per entry, never more."""
+    rng = np.random.default_rng(7)
+    spec = AnswerSpec("number", 0.7311, Tolerance(abs=0.0005), precision=FOUR)
+    draws = [f"{value:.2f}" for value in rng.uniform(0, 1, 2000)]
+    credited = [text for text in draws if grade(spec, text).score > 0]
+    assert set(credited) <= {"0.73"}
+    assert len(credited) < 2000 * 0.02
+    assert all(grade(spec, f"{value:.1f}").score == 0 for value in rng.uniform(0, 1, 200))

@@ -1,0 +1,49 @@
+"""Matrices in prompts and solutions are blocks in the app, each at one precision (issue 22, point 7).
+
+The app's Markdown joined an indented display formula after a list item into one paragraph:
+"Z=AV=⎡ 0.9933 1.9507 ⎤ ⎣ -1.1924 2.0219 ⎦"; and tex() trimmed each entry on its own (1.951 beside 0.9933).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+from markdown_it import MarkdownIt
+
+from quizzer.templates.functions import tex
+from quizzer.text.mathtext import render_math
+from tests.bundled_templates import instance
+
+
+def test_one_precision_per_matrix() -> None:
+    assert tex(np.array([[0.9933, 1.951], [-1.1924, 2.0219]])) == \
+        r"\begin{bmatrix} 0.9933 & 1.9510 \\ -1.1924 & 2.0219 \end{bmatrix}"
+    assert tex(np.array([[1.0, 0.5], [2.0, -np.inf]])) == r"\begin{bmatrix} 1.0 & 0.5 \\ 2.0 & -∞ \end{bmatrix}"
+    assert tex(np.array([[1, 2], [3, 4]])) == r"\begin{bmatrix} 1 & 2 \\ 3 & 4 \end{bmatrix}"
+
+
+def test_every_matrix_of_a_solution_prints_its_entries_to_one_precision() -> None:
+    solution = render_math(instance("practice/w1b-sdpa-output-matrix", 1).solution, fenced=True)
+    blocks = re.findall(r"```\n(.*?)\n```", solution, re.DOTALL)
+    assert len(blocks) == 3  # S, A and Z = AV
+    for block in blocks:
+        decimals = {len(number.partition(".")[2]) for number in re.findall(r"-?\d+\.\d+", block)}
+        assert decimals == {4}, block
+
+
+def test_a_matrix_after_a_list_item_stays_a_block_in_markdown() -> None:
+    """What the app's Markdown widget parses: the rows of Z = AV stay on their own lines."""
+    solution = render_math(instance("practice/w1b-sdpa-output-matrix", 1).solution, fenced=True)
+    tokens = MarkdownIt("commonmark").parse(solution)
+    blocks = [token.content for token in tokens if token.type == "fence"]
+    z = next(block for block in blocks if "Z" in block)
+    rows = z.rstrip("\n").split("\n")
+    assert len(rows) == 2 and rows[0].lstrip().startswith("Z") and "⎡" in rows[0] and "⎣" in rows[1]
+    unfenced = MarkdownIt("commonmark").parse(render_math(instance("practice/w1b-sdpa-output-matrix", 1).solution))
+    assert not any(token.type == "fence" for token in unfenced)  # a plain terminal gets no fences
+
+
+def test_a_one_line_display_formula_is_not_fenced() -> None:
+    assert render_math("Text\n\n$$Z = AV$$\n") == "Text\n\n    Z = AV\n"
+    assert render_math("Text\n\n$$Z = AV$$\n", fenced=True) == "Text\n\n    Z = AV\n"
