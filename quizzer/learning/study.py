@@ -100,6 +100,9 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
+    # Questions answered right in this sitting (this Study's life): their minutes-long learning
+    # step does not bring them back before the next sitting. A wrong answer takes a key out again.
+    settled: set[str] = field(default_factory=set)
     # The app commits every answer the moment it is graded; `grade --batch` stages its whole file and
     # commits it at once (it holds the write lock meanwhile).
     commit_each: bool = True
@@ -206,7 +209,8 @@ class Study:
         if not candidates:
             raise LookupError("no questions match this selection")
         pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,
-                                   self.recent[-RECENT:], self._now(), self.rng)
+                                   self.recent[-RECENT:], self._now(), self.rng, focus=topic,
+                                   settled=self.settled)
         self.recent.append(pick.key)
         return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
 
@@ -226,7 +230,12 @@ class Study:
         verdict = grade(instance.spec, response)
         if verdict.verdict == "invalid":
             return verdict, None
-        return verdict, self.record(instance, response, verdict, seconds, replacing=replacing)
+        recorded = self.record(instance, response, verdict, seconds, replacing=replacing)
+        if verdict.verdict == "correct":
+            self.settled.add(instance.key)
+        else:
+            self.settled.discard(instance.key)
+        return verdict, recorded
 
     def record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None, *,
                replacing: Recorded | None = None) -> Recorded | None:

@@ -67,10 +67,12 @@ async def answer(pilot: Any, app: QuizzerApp, correct: bool) -> str | None:
     instance = current(app)
     misconception = None
     if instance.kind == "text":
-        await pilot.press("enter", "3" if correct else "1")  # reveal the model answer, then rate
+        await pilot.press("enter")  # reveal the model answer…
+        await pilot.pause()
+        await pilot.press("3" if correct else "1")  # …then rate
     elif instance.kind == "choice":
         keys, misconception = (chr(97 + instance.answer), None) if correct else wrong_response(instance)
-        await pilot.press(keys)
+        await pilot.press(keys, "enter")  # the letter picks, enter submits
     elif instance.kind == "multi":
         keys = "".join(chr(97 + i) for i in sorted(instance.answer)) if correct else wrong_response(instance)[0]
         await pilot.press(*keys, "enter")
@@ -110,7 +112,7 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
             for number, correct in enumerate(plan, 1):
                 instance = current(app)
                 assert f"Question {number} ·" in text_of(app, "#reason")
-                assert screen.sub_title == f"{instance.key} · seed {instance.seed}"
+                assert screen.sub_title == f"seed {instance.seed} · {instance.key}"
                 misconception = await answer(pilot, app, correct)
                 answered.append((instance, misconception))
                 banner = text_of(app, "#verdict")
@@ -228,10 +230,13 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             await loaded(app, pilot)
             instance = await skip_to(pilot, app, ("text",))
             box = app.screen.query_one(RecallBox)
-            assert box.has_class("-waiting") and not box.query_one("#model-answer").display
+            assert box.has_class("-waiting") and "Model answer" not in feedback(app)
+            await pilot.press("2")  # a rating before the reveal is refused: it would rate nothing
+            await pilot.pause()
+            assert not app.screen.answered and attempts(isolated_bank) == []
             await pilot.press("enter")
             await pilot.pause()
-            assert not box.has_class("-waiting") and box.query_one("#model-answer").display
+            assert not box.has_class("-waiting") and "Model answer" in feedback(app)
             assert attempts(isolated_bank) == []  # seeing the model answer is not an answer
             await pilot.press("2")
             await pilot.pause()
