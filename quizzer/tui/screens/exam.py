@@ -65,8 +65,9 @@ class MockExamScreen(Screen[None]):
         Binding("left_square_bracket", "move(-1)", "Previous", show=False),
         Binding("right_square_bracket", "move(1)", "Next", show=False),
         Binding("ctrl+f", "finish", "Finish", priority=True),
-        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False),
-        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False),
+        # Priority: a focused option list would take them to move its highlight instead.
+        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
     ]
     PHASE_ACTIONS = {"new_seed": "picker", "cycle_timer": "picker", "move": "sitting", "finish": "sitting",
                      "scroll_question": "sitting"}

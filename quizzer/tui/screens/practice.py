@@ -71,8 +71,9 @@ class PracticeScreen(Screen[None]):
         Binding("n", "next", "Next question"),
         # Reached only when no focused input claims enter, i.e. once the feedback shows.
         Binding("enter", "next", "Next question", show=False),
-        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False),
-        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False),
+        # Priority: a focused option list would take them to move its highlight instead.
+        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
@@ -138,6 +139,7 @@ class PracticeScreen(Screen[None]):
             slot = self.query_one("#answer-slot", Vertical)
             await slot.remove_children()  # before mounting the next input, so a fast skip cannot overlap them
             await slot.mount(answer_widget(instance))
+            slot.display = True
             self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
         self.shown_at = time.monotonic()
 
@@ -211,7 +213,9 @@ class PracticeScreen(Screen[None]):
         with self.app.batch_update():  # one layout pass, as for a new question
             self._set_answered(True)
             self._show_figures()
-            await self.query_one("#answer-slot", Vertical).remove_children()
+            slot = self.query_one("#answer-slot", Vertical)
+            await slot.remove_children()
+            slot.display = False  # the feedback takes its place (`:empty` is not re-checked on removal)
             await self.query_one("#feedback", Markdown).update(markdown)
         self.query_one("#question-scroll", VerticalScroll).focus()
         self.feedback_gate.arm(self)

@@ -59,8 +59,10 @@ class ChoiceBox(Vertical):
 
     def compose(self) -> ComposeResult:
         yield OptionList(*(self._label(i) for i in range(len(self.options))), id="choices")
-        yield Static("a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
-                     else "a letter or ↑/↓ picks an option · enter submits it", classes="hint")
+        # The letter range says how many options there are when the list must scroll to show them all.
+        letters = f"{letter(0)}–{letter(len(self.options) - 1)}"
+        yield Static(f"{letters}: a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
+                     else f"{letters}: a letter or ↑/↓ picks an option · enter submits it", classes="hint")
 
     def _label(self, index: int) -> Text:
         """`(b) text`, after `[x] ` or `[ ] ` in a multi question."""

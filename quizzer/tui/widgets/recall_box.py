@@ -41,13 +41,13 @@ class RecallBox(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Button("Show the model answer", id="reveal-model", variant="primary")
-        yield Static("answer in your head first · space or enter shows the model answer, then 1–4 rates",
+        yield Static("answer in your head first · space/enter shows the model answer · then 1–4 rates",
                      classes="hint", id="reveal-hint")
         with Horizontal(id="ratings"):
             for number, rating in enumerate(RATINGS, 1):
                 yield Button(f"{number} {rating}", id=f"rate-{rating}",
                              variant="primary" if rating == "good" else "default")
-        yield Static("compare with the model answer above: 1 again · 2 hard · 3 good · 4 easy", classes="hint",
+        yield Static("against the model answer above: 1 again · 2 hard · 3 good · 4 easy", classes="hint",
                      id="rating-hint")
 
     def on_mount(self) -> None:
