@@ -287,3 +287,20 @@ def test_snapshot_summary_80x24(snap_compare: Any, new_app: Callable[..., Quizze
 
 def test_snapshot_summary_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp], clock: FakeClock) -> None:
     assert snap_compare(new_app(), terminal_size=(120, 40), run_before=sit_short_paper(clock))
+
+
+LONG_OPTIONS_PAPER = "2026T2_Q2_NA"  # its first question's four options are long formulas
+
+
+async def sit_long_options(pilot: Any) -> None:
+    """Sitting: the first question with every option visible, the scrollbar beside (not over) them."""
+    screen = await open_paper(pilot.app, pilot, LONG_OPTIONS_PAPER)
+    assert screen.slots[0].instance.kind == "choice"
+
+
+def test_snapshot_sitting_80x24(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=sit_long_options)
+
+
+def test_snapshot_sitting_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(120, 40), run_before=sit_long_options)
