@@ -6,12 +6,16 @@
    of ``recent_keys`` (the last N shown, oldest first) while any other template remains.
    It applies to every rule below, so a card whose 1-minute learning step is due does not
    come straight back.
-2. **Due reviews** (``quizzer.learning.review``) win, most overdue first.
+2. **Due reviews** (``quizzer.learning.review``) win, most overdue first, except the
+   ``settled`` keys: answered right earlier in this sitting, their short-term learning
+   step (minutes) waits for the next sitting rather than bringing them straight back.
 3. Otherwise the **weakest topic** (lowest mastery level, ``quizzer.learning.mastery``; unseen
    topics sit at the prior's level) among those whose prerequisites are reasonably mastered (level ≥ 0.6, or the
    prerequisite has no template among the candidates and so cannot be practised), and of
    its templates the least recently reviewed (never-seen first).  When interleaving leaves
-   no unlocked topic, the weakest remaining one is taken rather than nothing.
+   no unlocked topic, the weakest remaining one is taken rather than nothing.  A student
+   who asked for one topic (``focus``) gets that topic's templates, whatever else they
+   also cover, and the reason names it.
 
 Ties are broken by the caller's ``random.Random`` after sorting by key, so a seeded
 generator gives the same pick whatever order the candidates come in.
@@ -20,7 +24,7 @@ generator gives the same pick whatever order the candidates come in.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol, TypeVar
@@ -93,10 +97,10 @@ def _lowest(scored: Mapping[str, float], rng: random.Random) -> str:
 
 
 def _due_pick(pool: Sequence[CandidateLike], review_states: Mapping[str, ReviewState], now: datetime,
-              rng: random.Random) -> Pick | None:
-    """The most overdue due review in ``pool``, if any."""
+              rng: random.Random, settled: Collection[str] = ()) -> Pick | None:
+    """The most overdue due review in ``pool`` that is not ``settled``, if any."""
     lateness = {c.key: overdue(review_states[c.key], now) for c in pool
-                if c.key in review_states and is_due(review_states[c.key], now)}
+                if c.key in review_states and c.key not in settled and is_due(review_states[c.key], now)}
     if not lateness:
         return None
     worst = max(lateness.values())
@@ -140,13 +144,19 @@ def _least_recent(keys: Sequence[str], review_states: Mapping[str, ReviewState],
 
 def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateLike],
                   mastery: Mapping[str, TopicMastery], review_states: Mapping[str, ReviewState],
-                  topics: Mapping[str, TopicLike], prior: float, rng: random.Random) -> Pick:
-    """A least-recently-seen template of the weakest unlocked topic in ``pool``."""
+                  topics: Mapping[str, TopicLike], prior: float, rng: random.Random,
+                  focus: str | None = None) -> Pick:
+    """A least-recently-seen template of the weakest unlocked topic in ``pool`` (of ``focus``, if given)."""
     covered = {t for c in pool for t in c.topics}
     if not covered:  # topic-less templates only: nothing to rank, so spread the practice
         return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently seen")
     practisable = {t for c in candidates for t in c.topics}
     p_known = {t: mastery[t].level if t in mastery else prior for t in practisable}
+    if focus is not None and focus in covered:
+        key = _least_recent([c.key for c in pool if focus in c.topics], review_states, rng)
+        fresh = "new question" if key not in review_states else "least recently seen"
+        name = topics[focus].name if focus in topics else focus
+        return Pick(key, f"topic: {name} ({p_known[focus]:.0%}) · {fresh}", focus)
     open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
     # Interleaving may have removed every unlocked topic's templates: then the weakest left.
     topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
@@ -159,11 +169,15 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
 def next_question(candidates: Sequence[CandidateLike], mastery: Mapping[str, TopicMastery],
                   review_states: Mapping[str, ReviewState], topics: Mapping[str, TopicLike],
                   recent_keys: Sequence[str], now: datetime, rng: random.Random,
-                  prior: float = DEFAULTS.prior_level) -> Pick:
+                  prior: float = DEFAULTS.prior_level, *, focus: str | None = None,
+                  settled: Collection[str] = ()) -> Pick:
     """The template to practise next, with the reason (see the module docstring for the rules)."""
     if not candidates:
         raise ValueError("no candidate templates to choose from")
     now = require_utc(now)  # checked here too: with nothing due, ``now`` would otherwise go unread
     pool = interleaved(candidates, recent_keys)
-    return (_due_pick(pool, review_states, now, rng)
-            or _weakest_pick(pool, candidates, mastery, review_states, topics, prior, rng))
+    due = _due_pick(pool, review_states, now, rng, settled)
+    if due is not None and focus is not None:
+        name = topics[focus].name if focus in topics else focus
+        due = Pick(due.key, f"topic: {name} · {due.reason}", focus)
+    return due or _weakest_pick(pool, candidates, mastery, review_states, topics, prior, rng, focus)

@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlmodel import Session, col, func, select
@@ -30,6 +30,9 @@ from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
+# A sitting, for the settled rule below: a question answered right is held back from its
+# minutes-long learning steps this long, then its review is due like any other.
+SITTING = timedelta(hours=2)
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,9 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
+    # Questions answered right in this sitting, and when: their minutes-long learning step does
+    # not bring them back within SITTING. A wrong answer takes a key out again.
+    settled: dict[str, datetime] = field(default_factory=dict)
     # The app commits every answer the moment it is graded; `grade --batch` stages its whole file and
     # commits it at once (it holds the write lock meanwhile).
     commit_each: bool = True
@@ -228,9 +234,14 @@ class Study:
         if not candidates:
             raise LookupError("no questions match this selection")
         pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,
-                                   self.recent[-RECENT:], self._now(), self.rng)
+                                   self.recent[-RECENT:], self._now(), self.rng, focus=topic,
+                                   settled=self._settled_now())
         self.recent.append(pick.key)
         return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
+
+    def _settled_now(self) -> set[str]:
+        now = self._now()
+        return {key for key, when in self.settled.items() if now - when < SITTING}
 
     def submit(self, instance: Instance, response: str, seconds: float | None) -> Verdict:
         """Grade a typed answer, or a recall card's self-rating (again / hard / good / easy); a
@@ -248,7 +259,12 @@ class Study:
         verdict = grade(instance.spec, response)
         if verdict.verdict == "invalid":
             return verdict, None
-        return verdict, self.record(instance, response, verdict, seconds, replacing=replacing)
+        recorded = self.record(instance, response, verdict, seconds, replacing=replacing)
+        if verdict.verdict == "correct":
+            self.settled[instance.key] = self._now()
+        else:
+            self.settled.pop(instance.key, None)
+        return verdict, recorded
 
     def record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None, *,
                replacing: Recorded | None = None) -> Recorded | None:

@@ -44,7 +44,7 @@ class QuizzerApp(App[None]):
     SUB_TITLE = "Transformers exam revision"
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
-        Binding("ctrl+t", "toggle_theme", "Theme"),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),  # listed in help: 80 columns keep ? and quit
         Binding("ctrl+q", "quit", "Quit"),
     ]
 

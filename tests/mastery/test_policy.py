@@ -175,3 +175,27 @@ def test_no_candidates_is_an_error() -> None:
 def test_naive_now_is_rejected() -> None:
     with pytest.raises(ValueError, match="naive"):
         next_question(CANDIDATES, STRONG, {}, TOPICS, [], NOW.replace(tzinfo=None), random.Random(0))
+
+
+def test_a_focus_topic_names_itself_even_when_a_template_also_covers_a_weaker_topic() -> None:
+    """`p` on SDPA: practice/mha-a also covers MHA (weaker), yet SDPA is what was asked."""
+    sdpa = [c for c in CANDIDATES if "sdpa" in c.topics]
+    mastery = {"softmax": m(0.9), "sdpa": m(0.7), "mha": m(0.1)}
+    chosen = next_question(sdpa, mastery, {}, TOPICS, [], NOW, random.Random(0), focus="sdpa")
+    assert chosen.topic == "sdpa" and chosen.reason == "topic: Scaled Dot-Product Attention (70%) · new question"
+    unfocused = next_question(sdpa, mastery, {}, TOPICS, [], NOW, random.Random(0))
+    assert "Multi-Head" in unfocused.reason  # without the focus the weakest covered topic would be named
+    due = {"practice/mha-a": state_due(NOW - timedelta(minutes=5))}
+    review_first = next_question(sdpa, mastery, due, TOPICS, [], NOW, random.Random(0), focus="sdpa")
+    assert review_first.key == "practice/mha-a"
+    assert review_first.reason == "topic: Scaled Dot-Product Attention · review due (5 min overdue)"
+
+
+def test_a_short_term_step_does_not_return_a_question_answered_right_in_this_sitting() -> None:
+    answered = review(new_state(NOW - timedelta(minutes=20)), Rating.Good, NOW - timedelta(minutes=20))
+    assert answered.due <= NOW  # its 10-minute learning step is due again
+    states = {"practice/ln-a": answered}
+    assert pick({}, states).key == "practice/ln-a"  # another sitting: the review comes first
+    settled = next_question(CANDIDATES, {}, states, TOPICS, [], NOW, random.Random(0),
+                            settled={"practice/ln-a"})
+    assert not settled.reason.startswith("review due")

@@ -9,7 +9,7 @@ from typing import Any
 
 from fsrs import Rating
 from sqlmodel import Session, select
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Input, Markdown, Static
 
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
@@ -194,14 +194,30 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             await pilot.press("ctrl+right")
             await pilot.pause()
             assert screen.slots[1].instance.kind == "text" and screen.index == 1
+            model = screen.query_one("#exam-model-answer", Markdown)
+            await pilot.press("3")  # a rating before the model answer is shown is refused
+            await pilot.pause()
+            assert screen.index == 1 and screen.slots[1].response is None and not model.display
+            await pilot.press("space")  # reveal (Anki's order), then rate
+            await pilot.pause()
+            assert model.display and "Model answer" in model.source
             await pilot.press("3")  # good
             await pilot.pause()
             assert screen.index == 2  # on to the next unanswered question
+            assert not model.display  # the next question's answer is not given away
             await pilot.press("ctrl+f")
             await pilot.pause()
             await pilot.click("#exam-confirm-yes")
             await pilot.pause()
-            assert "1 correct, 2 unanswered" in status(screen, "#exam-score")
+            score = status(screen, "#exam-score")
+            # The rating is the student's own: not a mark, not "✔ Correct 100%".
+            assert "Score 0 / 2" in score and "1 self-rated, 2 unanswered" in score
+            marks = screen.query_one("#exam-marks", DataTable)
+            assert [str(cell) for cell in marks.get_row_at(1)][2:4] == ["◇ Self-rated good", "–"]
+            marks.move_cursor(row=1)
+            await pilot.pause()
+            detail = screen.query_one("#exam-detail", Markdown).source
+            assert "Self-rated: good" in detail and "Correct" not in detail
 
     asyncio.run(scenario())
     assert [(a.template_key, a.response, a.verdict) for a in attempts(isolated_bank)] == [
@@ -271,3 +287,20 @@ def test_snapshot_summary_80x24(snap_compare: Any, new_app: Callable[..., Quizze
 
 def test_snapshot_summary_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp], clock: FakeClock) -> None:
     assert snap_compare(new_app(), terminal_size=(120, 40), run_before=sit_short_paper(clock))
+
+
+LONG_OPTIONS_PAPER = "2026T2_Q2_NA"  # its first question's four options are long formulas
+
+
+async def sit_long_options(pilot: Any) -> None:
+    """Sitting: the first question with every option visible, the scrollbar beside (not over) them."""
+    screen = await open_paper(pilot.app, pilot, LONG_OPTIONS_PAPER)
+    assert screen.slots[0].instance.kind == "choice"
+
+
+def test_snapshot_sitting_80x24(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=sit_long_options)
+
+
+def test_snapshot_sitting_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(120, 40), run_before=sit_long_options)

@@ -28,6 +28,7 @@ def test_moving_steps_and_submitting_posts_the_order_as_letters() -> None:
     async def scenario() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             box = app.query_one(OrderBox)
+            await pilot.pause()  # keys count once the box is on screen (see test_choice_box)
             await pilot.press("c", "shift+up", "shift+up")       # c to the top
             assert box.order_text() == "c, a, b, d"
             await pilot.press("a", "J", "J", "J", "J")           # a to the bottom; a move past the end is ignored

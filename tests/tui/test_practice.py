@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session, select
-from textual.widgets import Input, Markdown, Static
+from textual import events
+from textual.widgets import DataTable, Input, Markdown, Static
 
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.grading.describe import describe
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance
 from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import DashboardScreen
@@ -67,10 +69,12 @@ async def answer(pilot: Any, app: QuizzerApp, correct: bool) -> str | None:
     instance = current(app)
     misconception = None
     if instance.kind == "text":
-        await pilot.press("enter", "3" if correct else "1")  # reveal the model answer, then rate
+        await pilot.press("enter")  # reveal the model answer…
+        await pilot.pause()
+        await pilot.press("3" if correct else "1")  # …then rate
     elif instance.kind == "choice":
         keys, misconception = (chr(97 + instance.answer), None) if correct else wrong_response(instance)
-        await pilot.press(keys)
+        await pilot.press(keys, "enter")  # the letter picks, enter submits
     elif instance.kind == "multi":
         keys = "".join(chr(97 + i) for i in sorted(instance.answer)) if correct else wrong_response(instance)[0]
         await pilot.press(*keys, "enter")
@@ -110,7 +114,7 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
             for number, correct in enumerate(plan, 1):
                 instance = current(app)
                 assert f"Question {number} ·" in text_of(app, "#reason")
-                assert screen.sub_title == f"{instance.key} · seed {instance.seed}"
+                assert screen.sub_title == f"seed {instance.seed} · {instance.key}"
                 misconception = await answer(pilot, app, correct)
                 answered.append((instance, misconception))
                 banner = text_of(app, "#verdict")
@@ -228,10 +232,13 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             await loaded(app, pilot)
             instance = await skip_to(pilot, app, ("text",))
             box = app.screen.query_one(RecallBox)
-            assert box.has_class("-waiting") and not box.query_one("#model-answer").display
+            assert box.has_class("-waiting") and "Model answer" not in feedback(app)
+            await pilot.press("2")  # a rating before the reveal is refused: it would rate nothing
+            await pilot.pause()
+            assert not app.screen.answered and attempts(isolated_bank) == []
             await pilot.press("enter")
             await pilot.pause()
-            assert not box.has_class("-waiting") and box.query_one("#model-answer").display
+            assert not box.has_class("-waiting") and "Model answer" in feedback(app)
             assert attempts(isolated_bank) == []  # seeing the model answer is not an answer
             await pilot.press("2")
             await pilot.pause()
@@ -315,5 +322,67 @@ def test_help_opens_and_closes_and_the_theme_toggles(new_app: Callable[..., Quiz
             assert app.theme == "textual-light"
             await pilot.press("ctrl+t")
             assert app.theme == "textual-dark"
+
+    asyncio.run(scenario())
+
+
+def test_a_letter_picks_enter_submits_and_an_enter_typed_ahead_keeps_the_feedback(
+        new_app: Callable[..., QuizzerApp], isolated_bank: Path) -> None:
+    app = new_app(topic="seq2seq_bottleneck")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            instance = await skip_to(pilot, app, ("choice",))
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen)
+            await pilot.press(chr(97 + instance.answer))
+            await pilot.pause()
+            assert not screen.answered and attempts(isolated_bank) == []  # a letter only picks
+            # The second enter of a double press: read before the feedback was drawn.
+            typed_ahead = events.Key("enter", None)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert screen.answered and "Correct" in text_of(app, "#verdict")
+            app.post_message(typed_ahead)
+            await pilot.pause()
+            assert current(app) is instance and screen.answered  # the feedback stays
+            await pilot.press("enter")  # pressed once the feedback is on screen: moves on
+            await pilot.pause()
+            assert current(app) is not instance
+
+    asyncio.run(scenario())
+    assert [a.verdict for a in attempts(isolated_bank)] == ["correct"]
+
+
+def test_topic_practice_names_its_topic_and_does_not_bring_back_right_answers(
+        new_app: Callable[..., QuizzerApp], clock: FakeClock) -> None:
+    """`p` on "Residual connections, LayerNorm": every question is of that topic, the header
+    says so, and a question answered right is not asked again when its learning step falls due."""
+    app = new_app()
+    topic = "residual_normalization"
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            topics = app.screen.query_one("#topics", DataTable)
+            topics.move_cursor(row=topics.get_row_index(topic))
+            await pilot.press("p")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen)
+            name = load_catalog().topics[topic].name
+            seen: list[str] = []
+            for number in range(1, 9):
+                instance = current(app)
+                assert topic in instance.topics
+                assert f"Question {number} · topic: {name}" in text_of(app, "#reason")
+                seen.append(instance.key)
+                await answer(pilot, app, correct=True)
+                clock.advance(minutes=4)  # 32 minutes in all: every 1- and 10-minute step falls due
+                await pilot.press("n")
+                await pilot.pause()
+            assert "review due" not in text_of(app, "#reason")
+            assert len(set(seen)) == len(seen), seen
 
     asyncio.run(scenario())

@@ -120,3 +120,33 @@ def test_help(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tupl
         await pilot.press("question_mark")
 
     assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+
+
+KINDS = pytest.mark.parametrize("kind", ["number", "expression", "multi", "bool", "order"])
+# A selection where each kind comes up within a few skips (practice opens on it straight away).
+SELECTION = {"number": {"topic": "softmax"}, "expression": {"topic": "bahdanau_attention"},
+             "multi": {"topic": "softmax"}, "bool": {"paper": "2025T3_Q1_NA"},
+             "order": {"topic": "transformer_data_flow"}, "text": {"paper": "2025T3_ET_AN"}}
+
+
+@SIZES
+@KINDS
+def test_practice_input_of_each_kind(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int],
+                                     kind: str) -> None:
+    """The question and its whole input (options, hint, keys) on screen at once."""
+    async def run_before(pilot: Any) -> None:
+        await question(pilot, (kind,))
+
+    assert snap_compare(new_app(**SELECTION[kind]), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_practice_recall_card_revealed(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                       size: tuple[int, int]) -> None:
+    """After the reveal: the model answer where the question scrolls, the rating keys below."""
+    async def run_before(pilot: Any) -> None:
+        await question(pilot, ("text",))
+        await pilot.press("space")
+        await pilot.pause()
+
+    assert snap_compare(new_app(**SELECTION["text"]), terminal_size=size, run_before=run_before)

@@ -61,8 +61,8 @@ class DashboardScreen(Screen[None]):
 
     BINDINGS = [
         Binding("enter", "practise_most", "Practise", priority=True),
-        Binding("p", "practise_topic", "This topic"),
-        Binding("e", "app.exam", "Mock exam"),
+        Binding("p", "practise_topic", "Topic"),
+        Binding("e", "app.exam", "Exam"),
         Binding("b", "app.browse", "Bank"),
         Binding("h", "app.history", "History"),
     ]

@@ -20,7 +20,7 @@ from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Recorded, Study
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
-from quizzer.tui.screens.practice import answer_widget
+from quizzer.tui.screens.practice import answer_widget, recall_markdown
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
@@ -30,7 +30,8 @@ TIMER_CHOICES = ((0, "No timer"), (1, "1 min per question"), (2, "2 min per ques
                  (3, "3 min per question"), (5, "5 min per question"))
 DEFAULT_MINUTES = 2
 VERDICT_COLOUR = {"correct": "green", "partial": "yellow", "incorrect": "red"}
-OUTCOMES = {"correct": "correct", "partial": "partly right", "incorrect": "not quite", "unanswered": "unanswered"}
+OUTCOMES = {"correct": "correct", "partial": "partly right", "incorrect": "not quite", "self-rated": "self-rated",
+            "unanswered": "unanswered"}
 
 
 @dataclass
@@ -64,8 +65,9 @@ class MockExamScreen(Screen[None]):
         Binding("left_square_bracket", "move(-1)", "Previous", show=False),
         Binding("right_square_bracket", "move(1)", "Next", show=False),
         Binding("ctrl+f", "finish", "Finish", priority=True),
-        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False),
-        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False),
+        # Priority: a focused option list would take them to move its highlight instead.
+        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
     ]
     PHASE_ACTIONS = {"new_seed": "picker", "cycle_timer": "picker", "move": "sitting", "finish": "sitting",
                      "scroll_question": "sitting"}
@@ -104,6 +106,7 @@ class MockExamScreen(Screen[None]):
                 yield Static("", id="exam-status")
                 with VerticalScroll(id="exam-scroll"):
                     yield Markdown("", id="exam-question")
+                    yield Markdown("", id="exam-model-answer")  # a recall card's, once revealed
                 # The answer stays in view below a long question, which scrolls on its own.
                 yield Vertical(id="exam-answer-slot")
                 yield Static("", id="exam-saved")
@@ -207,6 +210,7 @@ class MockExamScreen(Screen[None]):
         instance = self.slots[index].instance
         with self.app.batch_update():  # one layout pass per question (see PracticeScreen.action_next)
             await self.query_one("#exam-question", Markdown).update(question_markdown(instance, f"{index + 1}. "))
+            await self._show_model_answer(self.slots[index].response is not None and instance.kind == "text")
             slot = self.query_one("#exam-answer-slot", Vertical)
             await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
             await slot.mount(answer_widget(instance))
@@ -255,6 +259,19 @@ class MockExamScreen(Screen[None]):
     @on(ChoiceBox.Submitted)
     async def submitted(self, event: AnswerBox.Submitted | ChoiceBox.Submitted) -> None:
         await self._answer(event.text)
+
+    @on(RecallBox.Revealed)
+    async def model_answer_revealed(self) -> None:
+        await self._show_model_answer(True)
+        scroll = self.query_one("#exam-scroll", VerticalScroll)
+        self.call_after_refresh(scroll.scroll_to_widget, self.query_one("#exam-model-answer"), top=True,
+                                animate=False)
+
+    async def _show_model_answer(self, shown: bool) -> None:
+        """A recall card's model answer below its question: after the reveal, or when it was rated before."""
+        model = self.query_one("#exam-model-answer", Markdown)
+        model.display = shown
+        await model.update(recall_markdown(self.slots[self.index].instance) if shown else "")
 
     @on(RecallBox.Rated)
     async def rated(self, event: RecallBox.Rated) -> None:
@@ -344,19 +361,21 @@ class MockExamScreen(Screen[None]):
         self._show_summary()
 
     def _show_summary(self) -> None:
-        verdicts = Counter(s.verdict.verdict if s.verdict else "unanswered" for s in self.slots)
-        total = sum(s.verdict.score for s in self.slots if s.verdict)
+        verdicts = Counter(outcome(s.instance, s.verdict) for s in self.slots)
+        # Recall cards are the student's own judgement: the score counts only what quizzer marked.
+        marked = [s for s in self.slots if s.instance.kind != "text"]
+        total = sum(s.verdict.score for s in marked if s.verdict)
         assert self.started is not None and self.finished is not None
         taken = clock_text((self.finished - self.started).total_seconds())
         ran_out = " · [b]time ran out[/]" if self.deadline is not None and self.finished >= self.deadline else ""
         counts = ", ".join(f"{verdicts[name]} {label}" for name, label in OUTCOMES.items() if verdicts[name])
         self.query_one("#exam-score", Static).update(
-            f"[b]Score {total:g} / {len(self.slots)}[/] ({total / len(self.slots):.0%}) · {counts} · "
+            f"[b]Score {total:g} / {len(marked)}[/] ({total / max(len(marked), 1):.0%}) · {counts} · "
             f"time {taken}{ran_out}\n[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
         marks = self.query_one("#exam-marks", DataTable)
         for number, slot in enumerate(self.slots, 1):
-            marks.add_row(str(number), slot.instance.key, verdict_text(slot.verdict),
-                          f"{slot.verdict.score:.0%}" if slot.verdict else "–", clock_text(slot.seconds),
+            marks.add_row(str(number), slot.instance.key, verdict_text(slot.instance, slot.verdict),
+                          score_text(slot.instance, slot.verdict), clock_text(slot.seconds),
                           slot.instance.title, key=str(number - 1))
         marks.focus()
         self._show_detail(0)
@@ -380,10 +399,24 @@ class MockExamScreen(Screen[None]):
         return self.study.clock()
 
 
-def verdict_text(verdict: Verdict | None) -> Text:
-    """The verdict as a coloured table cell."""
+def outcome(instance: Instance, verdict: Verdict | None) -> str:
+    """How an answer counts in the summary: a recall card's rating is the student's, not a mark."""
+    if verdict is None:
+        return "unanswered"
+    return "self-rated" if instance.kind == "text" else verdict.verdict
+
+
+def score_text(instance: Instance, verdict: Verdict | None) -> str:
+    """The mark as a percentage; none for a recall card (self-rated) or an unanswered question."""
+    return "–" if verdict is None or instance.kind == "text" else f"{verdict.score:.0%}"
+
+
+def verdict_text(instance: Instance, verdict: Verdict | None) -> Text:
+    """The verdict as a coloured table cell; a recall card shows the rating the student gave."""
     if verdict is None:
         return Text("— Unanswered", style="dim")
+    if instance.kind == "text":
+        return Text(f"◇ Self-rated {verdict.reading}", style="italic")
     return Text(VERDICT_STYLE[verdict.verdict], style=VERDICT_COLOUR.get(verdict.verdict, ""))
 
 

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.events import Key
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Markdown, Static
@@ -21,6 +22,7 @@ from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.figure_view import FigureView
+from quizzer.tui.widgets.key_gate import KeyGate
 from quizzer.tui.widgets.order_box import OrderBox
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
 from quizzer.tui.widgets.recall_box import RecallBox
@@ -28,14 +30,14 @@ from quizzer.tui.widgets.recall_box import RecallBox
 NEXT_HINT = "[b]n[/] or [b]enter[/]: next question"
 
 
-def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
-    """The input that suits the question's kind (``model_answer``: recall cards reveal it before rating)."""
+def answer_widget(instance: Instance) -> Widget:
+    """The input that suits the question's kind."""
     if instance.kind in ("choice", "multi"):
         return ChoiceBox(instance.choices, multi=instance.kind == "multi")
     if instance.kind == "order":
         return OrderBox(instance.choices)
     if instance.kind == "text":
-        return RecallBox(recall_markdown(instance) if model_answer else None)
+        return RecallBox()
     context = {"variables": instance.spec.variables} if instance.kind == "expression" else {}
     return AnswerBox(instance.kind, context)
 
@@ -46,8 +48,9 @@ def recall_markdown(instance: Instance) -> str:
 
 
 OPEN_KEYS = Content.from_markup(
-    "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] reveal solution  [b]esc[/] back  [b]?[/] help")
-ANSWERED_KEYS = Content.from_markup("[b]n[/] or [b]enter[/] next question  [b]esc[/] back  [b]?[/] help")
+    "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] solution  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+ANSWERED_KEYS = Content.from_markup(
+    "[b]n[/]/[b]enter[/] next question  [b]↑/↓ pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
 
 
 class PracticeFilters(TypedDict):
@@ -68,6 +71,9 @@ class PracticeScreen(Screen[None]):
         Binding("n", "next", "Next question"),
         # Reached only when no focused input claims enter, i.e. once the feedback shows.
         Binding("enter", "next", "Next question", show=False),
+        # Priority: a focused option list would take them to move its highlight instead.
+        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
@@ -79,6 +85,7 @@ class PracticeScreen(Screen[None]):
         self.shown_at = 0.0
         self.answered = False
         self.count = 0
+        self.feedback_gate = KeyGate()  # n/enter act on feedback only once it was on screen
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -86,10 +93,12 @@ class PracticeScreen(Screen[None]):
         with VerticalScroll(id="question-scroll"):
             yield Markdown("", id="question")
             yield FigureView("prompt", id="prompt-figure")
-            yield Vertical(id="answer-slot")
             yield Static("", id="verdict")
             yield Markdown("", id="feedback")
             yield FigureView("solution", id="solution-figure")
+        # Outside the scroll: the input (or the options) stays in view below a long question,
+        # which scrolls on its own (pgup/pgdn) while the focus stays in the answer.
+        yield Vertical(id="answer-slot")
         # A one-line key guide instead of Textual's Footer: the Footer rebuilds every key widget
         # whenever the available actions change, which cost ~90 ms on each new question.
         yield Static("", id="keys")
@@ -122,14 +131,15 @@ class PracticeScreen(Screen[None]):
         with self.app.batch_update():
             self._set_answered(False)
             self._show_figures()
-            self.sub_title = f"{instance.key} · seed {instance.seed}"
+            self.sub_title = f"seed {instance.seed} · {instance.key}"  # a narrow title bar cuts the end
             self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
             await self.query_one("#question", Markdown).update(question_markdown(instance))
             self._show_verdict("", None)
             await self.query_one("#feedback", Markdown).update("")
             slot = self.query_one("#answer-slot", Vertical)
             await slot.remove_children()  # before mounting the next input, so a fast skip cannot overlap them
-            await slot.mount(answer_widget(instance, model_answer=True))
+            await slot.mount(answer_widget(instance))
+            slot.display = True
             self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
         self.shown_at = time.monotonic()
 
@@ -153,9 +163,27 @@ class PracticeScreen(Screen[None]):
     async def submitted(self, event: AnswerBox.Submitted | ChoiceBox.Submitted) -> None:
         await self._answer(event.text)
 
+    @on(RecallBox.Revealed)
+    async def model_answer_revealed(self) -> None:
+        """Show the model answer where the question scrolls, just below it."""
+        if self.question is not None:
+            await self.query_one("#feedback", Markdown).update(recall_markdown(self.question.instance))
+            self._scroll_to_feedback()
+
     @on(RecallBox.Rated)
     async def rated(self, event: RecallBox.Rated) -> None:
         await self._answer(event.rating)
+
+    def on_key(self, event: Key) -> None:
+        """A next-question key pressed before the feedback was drawn (typed ahead with the answer)
+        is dropped: it was not meant to skip feedback the student never saw."""
+        if self.answered and event.key in ("n", "enter"):
+            self.feedback_gate.early(event)
+
+    def action_scroll_question(self, pages: int) -> None:
+        """Page through a long question while the focus stays in the answer."""
+        scroll = self.query_one("#question-scroll", VerticalScroll)
+        scroll.scroll_relative(y=pages * max(scroll.size.height - 1, 1), animate=False)
 
     async def _answer(self, response: str) -> None:
         """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""
@@ -185,14 +213,28 @@ class PracticeScreen(Screen[None]):
         with self.app.batch_update():  # one layout pass, as for a new question
             self._set_answered(True)
             self._show_figures()
-            await self.query_one("#answer-slot", Vertical).remove_children()
+            slot = self.query_one("#answer-slot", Vertical)
+            await slot.remove_children()
+            slot.display = False  # the feedback takes its place (`:empty` is not re-checked on removal)
             await self.query_one("#feedback", Markdown).update(markdown)
-        scroll = self.query_one("#question-scroll", VerticalScroll)
-        scroll.focus()
-        # A long prompt can push the verdict below the fold: bring it to the top (the prompt is above),
-        # once the feedback is laid out, or there would be nothing below to scroll to.
-        self.call_after_refresh(scroll.scroll_to_widget, self.query_one("#verdict", Static), top=True,
-                                animate=False)
+        self.query_one("#question-scroll", VerticalScroll).focus()
+        self.feedback_gate.arm(self)
+        self._scroll_to_feedback()
+
+    def _scroll_to_feedback(self) -> None:
+        """Bring the feedback into view, keeping the end of the question (where it asks) above it.
+
+        After the refresh, once the feedback is laid out, or there would be nothing below to scroll to."""
+        def scroll() -> None:
+            view = self.query_one("#question-scroll", VerticalScroll)
+            verdict = self.query_one("#verdict", Static)
+            anchor = verdict if verdict.display else self.query_one("#feedback", Markdown)
+            top, height = anchor.virtual_region.y, view.size.height
+            if top <= height // 3:
+                return  # the whole question and most of the feedback show as they are
+            # A third of the view for the question's last lines: pgup is one key back to its start.
+            view.scroll_to(y=top - height // 3, animate=False)
+        self.call_after_refresh(scroll)
 
     def _show_figures(self) -> None:
         if self.question is not None:

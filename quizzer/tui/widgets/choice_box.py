@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import OptionList, Static
 
 from quizzer.text.mathtext import render_math
+from quizzer.tui.widgets.key_gate import KeyGate
 
 BOLD = re.compile(r"\*\*(.+?)\*\*")
 
@@ -34,7 +35,11 @@ def inline_markdown(text: str) -> Text:
 
 
 class ChoiceBox(Vertical):
-    """Posts :class:`ChoiceBox.Submitted` with the answer as letters ("b", or "a, c")."""
+    """Posts :class:`ChoiceBox.Submitted` with the answer as letters ("b", or "a, c").
+
+    A letter only picks (single choice: highlights; multi: toggles); enter submits, so the
+    key after a letter is never taken as the next step of an answer already graded.
+    """
 
     # Both kinds are an OptionList, which wraps long options (a SelectionList draws its checkbox
     # on every wrapped line and loses some); a multi question marks its picks in the option text.
@@ -50,11 +55,14 @@ class ChoiceBox(Vertical):
         super().__init__(**kwargs)
         self.options, self.multi = options, multi
         self.chosen: set[int] = set()
+        self.gate = KeyGate()
 
     def compose(self) -> ComposeResult:
         yield OptionList(*(self._label(i) for i in range(len(self.options))), id="choices")
-        yield Static("a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
-                     else "↑/↓ or a letter · enter submits", classes="hint")
+        # The letter range says how many options there are when the list must scroll to show them all.
+        letters = f"{letter(0)}–{letter(len(self.options) - 1)}"
+        yield Static(f"{letters}: a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
+                     else f"{letters}: a letter or ↑/↓ picks an option · enter submits it", classes="hint")
 
     def _label(self, index: int) -> Text:
         """`(b) text`, after `[x] ` or `[ ] ` in a multi question."""
@@ -65,6 +73,7 @@ class ChoiceBox(Vertical):
     def on_mount(self) -> None:
         # Focus without scrolling: a long prompt is read from its top; the first key brings the options.
         self.query_one(OptionList).focus(scroll_visible=False)
+        self.gate.arm(self)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter or a click: a single choice is the answer; in a multi question a click toggles."""
@@ -76,6 +85,8 @@ class ChoiceBox(Vertical):
 
     def on_key(self, event: Key) -> None:
         """A letter picks (or toggles) its option; enter submits a multi selection."""
+        if self.gate.early(event):
+            return
         self.scroll_visible(animate=False)
         if self.multi and event.key == "enter":
             event.stop()
@@ -83,11 +94,9 @@ class ChoiceBox(Vertical):
         elif len(event.key) == 1 and "a" <= event.key < letter(len(self.options)):
             event.stop()
             index = ord(event.key) - ord("a")
+            self.query_one(OptionList).highlighted = index
             if self.multi:
-                self.query_one(OptionList).highlighted = index
                 self.toggle(index)
-            else:
-                self.post_message(self.Submitted(event.key))
 
     def toggle(self, index: int) -> None:
         self.chosen ^= {index}

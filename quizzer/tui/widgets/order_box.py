@@ -13,6 +13,7 @@ from textual.widgets import OptionList, Static
 
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import ChoiceBox, inline_markdown, letter
+from quizzer.tui.widgets.key_gate import KeyGate
 
 
 class OrderBox(Vertical):
@@ -22,10 +23,7 @@ class OrderBox(Vertical):
     answer takes an order too; grading reads the letters like a typed order.
     """
 
-    DEFAULT_CSS = """
-    OrderBox { height: auto; }
-    OrderBox OptionList { height: auto; max-height: 16; }
-    """
+    DEFAULT_CSS = "OrderBox { height: auto; }"  # its list's height: app.tcss, with the choice box's
     BINDINGS = [
         Binding("shift+up,ctrl+up,K", "move(-1)", "Move step up", show=False),
         Binding("shift+down,ctrl+down,J", "move(1)", "Move step down", show=False),
@@ -35,6 +33,7 @@ class OrderBox(Vertical):
         super().__init__(**kwargs)
         self.steps = steps
         self.arrangement = list(range(len(steps)))  # displayed place -> step index, starts as shown
+        self.gate = KeyGate()
 
     def compose(self) -> ComposeResult:
         yield OptionList(*(self._label(place) for place in range(len(self.steps))), id="steps")
@@ -50,9 +49,12 @@ class OrderBox(Vertical):
         options = self.query_one(OptionList)
         options.highlighted = 0
         options.focus(scroll_visible=False)
+        self.gate.arm(self)
 
     def on_key(self, event: Key) -> None:
         """A letter highlights that step wherever it now stands."""
+        if self.gate.early(event):
+            return
         self.scroll_visible(animate=False)
         if len(event.key) == 1 and "a" <= event.key < letter(len(self.steps)):
             event.stop()

@@ -53,7 +53,8 @@ def order_markdown(instance: Instance) -> str:
 def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
                       with_verdict: bool = True) -> str:
     """Verdict, the expected answer, what went wrong, and the worked solution."""
-    lines = [f"**{verdict_line(verdict)}**", ""] if with_verdict else []
+    headline = f"◇ Self-rated: {verdict.reading}" if instance.kind == "text" else verdict_line(verdict)
+    lines = [f"**{headline}**", ""] if with_verdict else []
     if instance.kind in ("choice", "multi"):
         lines += [options_markdown(instance, verdict.reading), ""]
     elif instance.kind == "order":

@@ -1,4 +1,8 @@
-"""Self-rating for recall cards: think of your answer, reveal the model answer, then rate yourself."""
+"""Self-rating for recall cards, in Anki's order: think of your answer, reveal the model answer, then rate.
+
+The box holds the steps, not the model answer: the screen shows that where the question scrolls
+(:class:`RecallBox.Revealed`), so a long answer never pushes the rating keys off screen.
+"""
 
 from __future__ import annotations
 
@@ -8,59 +12,77 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.message import Message
-from textual.widgets import Button, Markdown, Static
+from textual.widgets import Button, Static
+
+from quizzer.tui.widgets.key_gate import KeyGate
 
 RATINGS = ("again", "hard", "good", "easy")
 
 
 class RecallBox(Vertical):
-    """Rating buttons (keys 1–4) behind a "show the model answer" step; posts :class:`RecallBox.Rated`."""
+    """A "show the model answer" step, then rating buttons (keys 1–4); posts :class:`RecallBox.Rated`.
+
+    No rating is taken before the reveal: a self-rating means something only against the model
+    answer, and mastery counts it as such.
+    """
+
+    class Revealed(Message):
+        """The student asked for the model answer: the screen shows it."""
 
     class Rated(Message):
         def __init__(self, rating: str) -> None:
             self.rating = rating
             super().__init__()
 
-    def __init__(self, model_answer: str | None = None, **kwargs: Any) -> None:
-        # Without a model answer (a mock exam marks only at the end) the ratings show at once.
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.model_answer = model_answer
+        self.revealed = False
+        self.gate = KeyGate()
 
     def compose(self) -> ComposeResult:
-        if self.model_answer is not None:
-            yield Button("Show the model answer", id="reveal-model", variant="primary")
-            yield Static("answer in your head first · enter shows the model answer · 1–4 rates at once",
-                         classes="hint", id="reveal-hint")
+        yield Button("Show the model answer", id="reveal-model", variant="primary")
+        yield Static("answer in your head first · space/enter shows the model answer · then 1–4 rates",
+                     classes="hint", id="reveal-hint")
         with Horizontal(id="ratings"):
             for number, rating in enumerate(RATINGS, 1):
                 yield Button(f"{number} {rating}", id=f"rate-{rating}",
                              variant="primary" if rating == "good" else "default")
-        yield Static("rate how well you recalled it: 1 again · 2 hard · 3 good · 4 easy", classes="hint",
+        yield Static("against the model answer above: 1 again · 2 hard · 3 good · 4 easy", classes="hint",
                      id="rating-hint")
-        if self.model_answer is not None:
-            # Below the ratings, so they stay in view however long the model answer is.
-            yield Markdown(self.model_answer, id="model-answer")
 
     def on_mount(self) -> None:
-        # The model answer and the ratings wait for the reveal (the stylesheet hides them while
-        # `-waiting`); without a model answer there is nothing to wait for.
-        waiting = self.model_answer is not None
-        self.set_class(waiting, "-waiting")
-        self.query_one("#reveal-model" if waiting else "#rate-good", Button).focus(scroll_visible=False)
+        # The ratings wait for the reveal (the stylesheet hides them while `-waiting`).
+        self.add_class("-waiting")
+        self.query_one("#reveal-model", Button).focus(scroll_visible=False)
+        self.gate.arm(self)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id == "reveal-model":
             self.reveal()
-        else:
+        elif self.revealed:
             self.post_message(self.Rated(str(event.button.id).removeprefix("rate-")))
 
     def reveal(self) -> None:
-        """Swap the reveal button for the model answer and the ratings."""
+        """Swap the reveal button for the ratings; the screen shows the model answer."""
+        if self.revealed:
+            return
+        self.revealed = True
+        self.post_message(self.Revealed())
         self.remove_class("-waiting")
         self.query_one("#rate-good", Button).focus()
+        self.gate.arm(self)  # the key that revealed (or one typed after it) must not also rate
 
     def on_key(self, event: Key) -> None:
-        if event.key in ("1", "2", "3", "4"):
+        if self.gate.early(event):
+            return
+        if event.key == "space" and not self.revealed:
             event.stop()
-            self.post_message(self.Rated(RATINGS[int(event.key) - 1]))
+            self.reveal()
+        elif event.key in ("1", "2", "3", "4"):
+            event.stop()
+            if self.revealed:
+                self.post_message(self.Rated(RATINGS[int(event.key) - 1]))
+            else:
+                self.notify("Show the model answer first (space or enter), then rate yourself against it.",
+                            title="Not rated yet", severity="warning")

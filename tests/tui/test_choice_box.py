@@ -1,0 +1,83 @@
+"""Choice input: a letter picks, enter submits; keys read before the box was drawn do nothing."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual import events
+from textual.app import App, ComposeResult
+from textual.widgets import OptionList
+
+from quizzer.tui.widgets.choice_box import ChoiceBox
+
+OPTIONS = ("queries", "keys", "values", "scores")
+
+
+class Harness(App[None]):
+    def __init__(self, multi: bool = False) -> None:
+        super().__init__()
+        self.multi = multi
+        self.submitted: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield ChoiceBox(OPTIONS, multi=self.multi)
+
+    def on_choice_box_submitted(self, message: ChoiceBox.Submitted) -> None:
+        self.submitted.append(message.text)
+
+
+def test_a_letter_selects_and_enter_submits_it() -> None:
+    app = Harness()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            options = app.query_one(OptionList)
+            await pilot.press("c")
+            await pilot.pause()
+            assert options.highlighted == 2 and app.submitted == []  # picked, not submitted
+            await pilot.press("b")  # a change of mind costs nothing
+            await pilot.pause()
+            assert options.highlighted == 1 and app.submitted == []
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.submitted == ["b"]
+
+    asyncio.run(scenario())
+
+
+def test_keys_read_before_the_box_was_drawn_are_dropped() -> None:
+    """An enter typed ahead (say, the second of a double press that submitted the previous
+    question) must not submit this question's highlighted option unseen."""
+    app = Harness()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            box = app.query_one(ChoiceBox)
+            early, late = events.Key("enter", None), events.Key("enter", None)
+            early.time = box.gate.drawn_at - 0.001  # read just before the box's first paint
+            app.post_message(early)
+            await pilot.pause()
+            assert app.submitted == []
+            box.gate.arm(box)  # drawn again: a key read after this paint counts
+            await pilot.pause()
+            late.time = box.gate.drawn_at + 0.001
+            app.post_message(late)
+            await pilot.pause()
+            assert app.submitted == ["a"]
+
+    asyncio.run(scenario())
+
+
+def test_multi_choice_letters_toggle_and_enter_submits_the_set() -> None:
+    app = Harness(multi=True)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("a", "c", "d", "d", "enter")
+            await pilot.pause()
+
+    asyncio.run(scenario())
+    assert app.submitted == ["a, c"]
