@@ -80,7 +80,7 @@ class MasteryParams:
     short_term: timedelta = timedelta(days=1)
     decay: float = 0.99
     quantile: float = 0.2
-    threshold: float = 0.7
+    threshold: float = 0.8
     min_templates: int = 3
 
     def __post_init__(self) -> None:
