@@ -91,6 +91,12 @@ class Verdict:
     misconception: str | None = None
     reading: str | None = None   # how the response was read; None when invalid
 
+    def to_json(self, key: str, seed: int, *, recorded: bool) -> dict[str, Any]:
+        """The fields `quizzer grade --json` prints for one graded answer (batch results add line and learner)."""
+        return {"key": key, "seed": seed, "verdict": self.verdict, "score": self.score, "expected": self.expected,
+                "feedback": self.feedback, "misconception": self.misconception, "reading": self.reading,
+                "recorded": recorded}
+
 
 @dataclass(frozen=True)
 class _Outcome:
