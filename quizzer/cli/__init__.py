@@ -96,6 +96,14 @@ def main(argv: list[str] | None = None) -> None:
     from typer._click.exceptions import ClickException
 
     try:
+        if not (sys.argv[1:] if argv is None else argv):
+            # Bare `quizzer` opens the app straight away, as the root callback would: parsing no
+            # options through typer costs pydantic's import (typer coerces options with it), about
+            # a fifth of the time to the dashboard's first paint.
+            from quizzer.common.profiles import current_profile_name
+
+            practice.run_app(current_profile_name(None))
+            sys.exit(0)
         # Without standalone mode, typer.Exit(code) comes back as a return value.
         code = app(args=argv, prog_name="quizzer", standalone_mode=False)
     except ClickException as exc:

@@ -26,7 +26,7 @@ from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, BudgetError, shared_budget
 from quizzer.grading.budget import charge as charge_budget
 from quizzer.grading.budget import current as current_budget
-from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
+from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, numpy_quiet
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.tolerance import Tolerance
@@ -84,7 +84,7 @@ class Instance:
 def make_instance(template: Template, seed: int, budget: Budget | None = None) -> Instance:
     """Sample, compute and render one instance of ``template``, spending from ``budget`` (a new one unless
     given: ``quizzer validate`` passes its own to add up what all seeds cost)."""
-    with shared_budget(budget):  # every expression of one instance spends from one budget
+    with shared_budget(budget), numpy_quiet():  # every expression of one instance spends from one budget
         env = sample_values(template, seed)
         order = _choice_order(template, seed)
         answer, choices = _answer(template, env, order)
