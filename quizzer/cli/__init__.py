@@ -20,6 +20,7 @@ command reports bad input as one line on stderr with exit status 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -95,6 +96,10 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors become one line and exit status 2."""
     from typer._click.exceptions import ClickException
 
+    # pydantic looks for plugins in the entry points of every installed distribution the first time a
+    # model is built (importlib.metadata: a tenth of `quizzer show`'s start-up); quizzer uses none, and
+    # typer switches them off for its own adapters.  Someone who sets the variable keeps their choice.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         if not (sys.argv[1:] if argv is None else argv):
             # Bare `quizzer` opens the app straight away, as the root callback would: parsing no

@@ -80,3 +80,17 @@ def test_a_stored_template_that_no_longer_loads_is_one_clear_line(bundled_bank: 
     with pytest.raises(UserError, match="the stored template no longer loads") as caught:
         current_templates(["practice/warmup-rate"])
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("args", [
+    ("show", "2024T3_Q1_NA Q277", "--seed", "3"),
+    ("generate", "-k", KEYS[0], "-k", KEYS[1], "-n", "5", "--seed", "4", "--solutions", "--format", "json"),
+    ("grade", "2024T3_Q1_NA Q277", "--seed", "3", "--answer", "34850000", "--dry-run", "--json"),
+])
+def test_commands_print_the_same_on_either_path(bundled_bank: Path, args: tuple[str, ...]) -> None:
+    from tests.cli_runner import run
+
+    light = run(*args)
+    execute(bundled_bank, "UPDATE meta SET value = ? WHERE key = ?", "stale", CATALOG_DIGEST_KEY)
+    assert current_templates(KEYS) is None  # so the command below takes the ORM path
+    assert run(*args) == light and light[0] == 0
