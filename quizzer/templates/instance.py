@@ -382,15 +382,25 @@ def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) 
 
 def _render(template: Template, env: dict[str, Any], text: str, where: str) -> str:
     """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
-    def substitute(match: re.Match[str]) -> str:
-        value = _evaluate(template, match.group(1).strip(), env, where)
+    literals, expressions, unclosed = _pieces(text)
+    out = [literals[0]]
+    for expression, literal in zip(expressions, literals[1:], strict=True):
+        value = _evaluate(template, expression, env, where)
         _charge_text(template, value, where)  # {{ a_million_numbers }} is refused before it is written
-        return show(value)
-
-    rendered = _PLACEHOLDER.sub(substitute, text)
-    if "{{" in _PLACEHOLDER.sub("", text):  # "}}" alone is ordinary LaTeX (\sqrt{d_{k}}), "{{" never is here
+        out += (show(value), literal)
+    if unclosed:
         raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(template))
-    return rendered
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """A text split once (texts are the template's, rendered for every instance): the literal parts around
+    its placeholders, their expressions, and whether a '{{' is left unclosed ("}}" alone is ordinary LaTeX,
+    \\sqrt{d_{k}}; "{{" never is here)."""
+    parts = _PLACEHOLDER.split(text)
+    literals = tuple(parts[0::2])
+    return literals, tuple(expression.strip() for expression in parts[1::2]), "{{" in "".join(literals)
 
 
 def _charge_text(template: Template, value: Any, where: str) -> None:
