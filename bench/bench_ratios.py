@@ -39,8 +39,9 @@ ONE_QUESTION = {
 # 0.29 coerces options through pydantic, the template schema is pydantic, templates are YAML): the floor
 # under the ratio, printed beside it so that a figure over the goal says whose time it is.
 FLOORS = {
-    "floor: import numpy": "import numpy",
-    "floor: + typer, pydantic, yaml": "import numpy, typer, typer._adapters, pydantic, yaml",
+    "floor: numpy": "import numpy",
+    "floor: + yaml, pydantic models": "import numpy, yaml; from pydantic import BaseModel, TypeAdapter",
+    "floor: + typer": "import numpy, yaml; from pydantic import BaseModel, TypeAdapter; import typer, typer._adapters",
 }
 APP_TITLE = b"Transformers exam revision"
 
