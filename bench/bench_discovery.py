@@ -37,7 +37,7 @@ def main() -> None:
     from quizzer.templates.discovery import applicable_mutations, discovered_answers
     from quizzer.templates.instance import make_instance
     from quizzer.templates.loader import load_path
-    from quizzer.templates.validate import template_files
+    from quizzer.templates.sources import template_files
 
     templates = []
     for path in template_files([questions_dir()]):

@@ -2,7 +2,8 @@
 
 - One-question commands (``show``, ``generate``, ``grade --dry-run``) against a bare ``python -c
   pass`` from the same venv: wall time, median of RUNS, the command and the baseline alternating
-  run by run so both see the same machine load.  Goal: ≤ 8× bare Python.
+  run by run so both see the same machine load.  Goal: ≤ 8× bare Python.  Below them, the same ratio
+  for importing only what no one-question command can do without (``FLOORS``).
 - The app's first paint against ``bench/tiny_app.py`` (one Textual widget), both started the same
   way in a pseudo-terminal of 120x40 and timed until a text of theirs is on the terminal: the
   dashboard's title, the tiny app's one line.  Reading the pty is what a user's terminal sees and
@@ -33,6 +34,14 @@ ONE_QUESTION = {
     "show": ["show", Q277, "--seed", "3"],
     "generate": ["generate", "-k", Q277, "--seed", "3", "--solutions"],
     "grade --dry-run": ["grade", Q277, "--seed", "3", "--answer", "1", "--dry-run"],
+}
+# What every one-question command must import whatever quizzer does (NumPy computes every answer, typer
+# 0.29 coerces options through pydantic, the template schema is pydantic, templates are YAML): the floor
+# under the ratio, printed beside it so that a figure over the goal says whose time it is.
+FLOORS = {
+    "floor: numpy": "import numpy",
+    "floor: + yaml, pydantic models": "import numpy, yaml; from pydantic import BaseModel, TypeAdapter",
+    "floor: + typer": "import numpy, yaml; from pydantic import BaseModel, TypeAdapter; import typer, typer._adapters",
 }
 APP_TITLE = b"Transformers exam revision"
 
@@ -88,6 +97,12 @@ def one_question_commands(env: dict[str, str]) -> None:
             baseline.append(seconds([python, "-c", "pass"], env))
             figure.append(seconds([quizzer, *args], env))
         print(ratio_row(f"quizzer {label}", figure, baseline, 8))
+    for label, code in FLOORS.items():
+        figure, baseline = [], []
+        for _ in range(RUNS):
+            baseline.append(seconds([python, "-c", "pass"], env))
+            figure.append(seconds([python, "-c", code], env))
+        print(ratio_row(label, figure, baseline, 8))
 
 
 def first_paint(env: dict[str, str]) -> None:

@@ -37,30 +37,15 @@ from sqlalchemy.engine import URL, Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, create_engine
 
+from quizzer.bank import SCHEMA_VERSION
+from quizzer.bank.location import database_url
 from quizzer.bank.migrations import create_latest, stored_version, upgrade
-from quizzer.bank.models import SCHEMA_VERSION
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import os_profile_name
 
 BUSY_TIMEOUT_MS = 15_000
 CONNECT_TIMEOUT_S = 10  # an unreachable server is reported after this, not after the OS's minutes
-POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg")
 SETUP_LOCK_KEY = 0x71756979  # PostgreSQL advisory lock id for creating, upgrading or filling the bank
-
-
-def default_location() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("quizzer", appauthor=False)) / "bank.sqlite"
-
-
-def database_url(value: str | None = None) -> str:
-    """``QUIZZER_DB`` (URL or path), else the default file; PostgreSQL URLs name the psycopg driver."""
-    value = value or os.environ.get("QUIZZER_DB") or str(default_location())
-    if "://" not in value:
-        return f"sqlite:///{Path(value).expanduser()}"
-    scheme, rest = value.split("://", 1)
-    return f"postgresql+psycopg://{rest}" if scheme in POSTGRES_SCHEMES else value
 
 
 def is_postgres(url: str) -> bool:

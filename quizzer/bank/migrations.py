@@ -39,11 +39,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.schema import AddConstraint
 from sqlmodel import SQLModel
 
-from quizzer.bank.models import SCHEMA_VERSION, Meta
+from quizzer.bank import SCHEMA_VERSION, VERSION_KEY
+from quizzer.bank.models import Meta
 from quizzer.common.clock import utcnow
 
 Step = Callable[[Connection, str], None]  # (connection, default learner name)
-VERSION_KEY = "schema_version"
 
 
 def stored_version(connection: Connection) -> int | None:

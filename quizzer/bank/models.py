@@ -23,8 +23,6 @@ from sqlmodel import Field, SQLModel
 
 from quizzer.common.clock import utcnow
 
-SCHEMA_VERSION = 2
-
 
 class UTCDateTime(TypeDecorator[datetime]):
     """An instant stored as naive UTC and always read back aware (``tzinfo`` is ``timezone.utc``).

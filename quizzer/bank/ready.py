@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from quizzer.bank.db import database_errors, database_url, new_session, open_bank
+from quizzer.bank.db import database_errors, new_session, open_bank
+from quizzer.bank.location import database_url
 from quizzer.bank.store import import_bundled, require_directory
 from quizzer.templates.catalog import questions_dir
 

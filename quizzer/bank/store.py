@@ -6,8 +6,6 @@ because the caller commits once, after every file has been validated.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,19 +15,17 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session, col, delete, select
 
+from quizzer.bank import CATALOG_DIGEST_KEY
 from quizzer.bank.db import begin_write, lock_setup
 from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic
+from quizzer.bank.readonly import parse_stored
 from quizzer.common.clock import utcnow
-from quizzer.common.errors import TemplateError, UserError, did_you_mean
+from quizzer.common.errors import UserError, did_you_mean
 from quizzer.grading.verdict import Verdict
 from quizzer.templates import schema
 from quizzer.templates.catalog import Catalog, catalog_digest, load_catalog
-from quizzer.templates.loader import load_text
-from quizzer.templates.validate import LoadedTemplate, template_files, validate_files
-
-
-def content_hash(source: str) -> str:
-    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+from quizzer.templates.sources import changed_files, content_hash
+from quizzer.templates.validate import LoadedTemplate, validate_files
 
 
 @dataclass
@@ -40,9 +36,6 @@ class ImportReport:
 
     def summary(self) -> str:
         return f"{len(self.added)} added, {len(self.updated)} updated, {len(self.unchanged)} unchanged"
-
-
-CATALOG_DIGEST_KEY = "catalog_digest"  # Meta row: the catalog_digest() the topics and records were synced from
 
 
 def sync_catalog(*, session: Session, catalog: Catalog | None = None) -> bool:
@@ -121,15 +114,6 @@ def get_template(*, session: Session, key: str) -> schema.Template:
     return parse_stored(row.source_yaml, row.content_hash, key)
 
 
-@functools.lru_cache(maxsize=1024)
-def parse_stored(source: str, digest: str, key: str) -> schema.Template:
-    """Parse a stored template once per content hash (the digest is the cache key's identity)."""
-    try:
-        return load_text(source, where=f"bank template {key!r}")
-    except TemplateError as exc:
-        raise UserError(f"the stored template no longer loads ({exc}); re-add its file") from None
-
-
 def all_templates(*, session: Session) -> list[schema.Template]:
     """Every template in the bank, parsed."""
     return [parse_stored(row.source_yaml, row.content_hash, row.key) for row in select_templates(session=session)]
@@ -199,7 +183,7 @@ def import_bundled(*, session: Session, directory: Path) -> ImportReport:
     or changed files are validated (they were test-rendered over many seeds by ``make test``; here
     one seed proves they load)."""
     require_directory(directory)
-    changed = _changed_files(session, directory)
+    changed = changed_files(directory, set(stored_hashes(session=session).values()))
     catalog_stale = not catalog_current(session=session)
     if not changed and not catalog_stale:
         return ImportReport()  # the usual start: nothing to write, so no lock is taken
@@ -214,8 +198,3 @@ def import_bundled(*, session: Session, directory: Path) -> ImportReport:
     sync_catalog(session=session, catalog=catalog)
     return import_templates(session=session, loaded=loaded)
 
-
-def _changed_files(session: Session, directory: Path) -> list[Path]:
-    """Bundled files whose content is not in the bank yet."""
-    known = set(stored_hashes(session=session).values())
-    return [path for path in template_files([directory]) if content_hash(path.read_text(encoding="utf-8")) not in known]

@@ -20,6 +20,7 @@ command reports bad input as one line on stderr with exit status 2.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Annotated
 
@@ -95,7 +96,19 @@ def main(argv: list[str] | None = None) -> None:
     """Console entry point: usage errors become one line and exit status 2."""
     from typer._click.exceptions import ClickException
 
+    # pydantic looks for plugins in the entry points of every installed distribution the first time a
+    # model is built (importlib.metadata: a tenth of `quizzer show`'s start-up); quizzer uses none, and
+    # typer switches them off for its own adapters.  Someone who sets the variable keeps their choice.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
+        if not (sys.argv[1:] if argv is None else argv):
+            # Bare `quizzer` opens the app straight away, as the root callback would: parsing no
+            # options through typer costs pydantic's import (typer coerces options with it), about
+            # a fifth of the time to the dashboard's first paint.
+            from quizzer.common.profiles import current_profile_name
+
+            practice.run_app(current_profile_name(None))
+            sys.exit(0)
         # Without standalone mode, typer.Exit(code) comes back as a return value.
         code = app(args=argv, prog_name="quizzer", standalone_mode=False)
     except ClickException as exc:

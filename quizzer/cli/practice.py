@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from quizzer.cli.shared import bank_session, check_filters, read_text, reports_errors, template_by_key
+from quizzer.cli.shared import bank_session, check_filters, one_template, read_text, reports_errors
 from quizzer.common.errors import UserError
 from quizzer.templates import MAX_SEED
 
@@ -65,11 +65,9 @@ def grade(
     if key is None or seed is None or answer is None:
         missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
-    from quizzer.learning.batch import verdict_json
-
     verdict = _grade_one(key, seed, answer, profile=ctx.obj, dry_run=dry_run, seconds=seconds)
     if as_json:
-        typer.echo(json.dumps(verdict_json(key, seed, verdict, recorded=not dry_run), indent=2, ensure_ascii=False))
+        typer.echo(json.dumps(verdict.to_json(key, seed, recorded=not dry_run), indent=2, ensure_ascii=False))
         return
     from quizzer.text.mathtext import render_math
 
@@ -81,22 +79,24 @@ def grade(
 
 def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool, seconds: float | None) -> Verdict:
     """One answer graded, and recorded through the study session as the app records it."""
-    from quizzer.bank.learners import ensure_learner
     from quizzer.grading.verdict import grade as grade_answer
-    from quizzer.learning.study import Study
-    from quizzer.templates.catalog import load_catalog
     from quizzer.templates.instance import make_instance
 
+    instance = make_instance(one_template(key), seed)
+    verdict = grade_answer(instance.spec, answer)
+    if verdict.verdict == "invalid":
+        raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
+    if dry_run:
+        return verdict
+    # The ORM only now, to record: a new profile is created in the answer's own transaction (a kill
+    # between the two must not leave a learner with no answer).
+    from quizzer.bank.learners import ensure_learner
+    from quizzer.learning.study import Study
+    from quizzer.templates.catalog import load_catalog
+
     with bank_session() as session:
-        instance = make_instance(template_by_key(session, key), seed)
-        verdict = grade_answer(instance.spec, answer)
-        if verdict.verdict == "invalid":
-            raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
-        if not dry_run:
-            # A new profile is created in the answer's own transaction: a kill between the two
-            # must not leave a learner with no answer.
-            learner = ensure_learner(session=session, name=profile, commit=False)
-            Study(session, load_catalog(), learner).record(instance, answer, verdict, seconds)
+        learner = ensure_learner(session=session, name=profile, commit=False)
+        Study(session, load_catalog(), learner).record(instance, answer, verdict, seconds)
     return verdict
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from quizzer.cli.shared import bank_session, check_filters, reports_errors, template_by_key
+from quizzer.cli.shared import bank_session, check_filters, one_template, reports_errors
 from quizzer.templates import VALIDATION_SEEDS
 
 
@@ -41,7 +41,8 @@ def validate(
     engine slips change each answer."""
     from quizzer.templates.catalog import questions_dir
     from quizzer.templates.slip_coverage import coverage_table, template_slips
-    from quizzer.templates.validate import template_files, validate_files
+    from quizzer.templates.sources import template_files
+    from quizzer.templates.validate import validate_files
 
     files = template_files(paths or [questions_dir()])
     loaded = validate_files(files, seeds=seeds)
@@ -63,7 +64,8 @@ def verify(
 ) -> None:
     """Recompute every answer with the NumPy and the PyTorch engine backends; fail on any disagreement."""
     from quizzer.templates.catalog import questions_dir
-    from quizzer.templates.validate import template_files, validate_files
+    from quizzer.templates.sources import template_files
+    from quizzer.templates.validate import validate_files
     from quizzer.templates.verify import verify_templates
 
     loaded = validate_files(template_files(paths or [questions_dir()]), seeds=1)
@@ -81,7 +83,8 @@ def add(
     """Validate templates, then insert or update them in the bank: all files or none (every check is
     ``validate``'s: a file is added exactly when ``quizzer validate`` calls it valid)."""
     from quizzer.bank.store import import_templates
-    from quizzer.templates.validate import template_files, validate_files
+    from quizzer.templates.sources import template_files
+    from quizzer.templates.validate import validate_files
 
     loaded = validate_files(template_files(files), seeds=seeds)
     with bank_session() as session:
@@ -162,9 +165,7 @@ def show(
     from quizzer.templates.instance import make_instance
     from quizzer.templates.render import render_instance
 
-    with bank_session() as session:
-        instance = make_instance(template_by_key(session, key), seed)
-    typer.echo(render_instance(instance, fmt="text", solutions=True))
+    typer.echo(render_instance(make_instance(one_template(key), seed), fmt="text", solutions=True))
 
 
 # --- printing instances -------------------------------------------------------------------------
@@ -182,13 +183,19 @@ def generate(
     fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
 ) -> None:
     """Generate randomized instances; the same options and seed always give the same questions."""
-    from quizzer.learning.selection import choose_instances
+    from quizzer.bank.readonly import current_templates
+    from quizzer.learning.selection import choose_instances, instances_of
     from quizzer.templates.render import render_instance, render_json
 
-    with bank_session() as session:
-        check_filters(topic=topic, paper=paper)
-        instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
-                                     n=n, seed=seed)
+    by_key_only = topic is None and week is None and paper is None
+    templates = current_templates(key) if key and by_key_only else None  # None: the ORM path (see one_template)
+    if templates is not None:
+        instances = instances_of(templates, n=n, seed=seed)
+    else:
+        with bank_session() as session:
+            check_filters(topic=topic, paper=paper)
+            instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
+                                         n=n, seed=seed)
     if fmt is Format.json:
         typer.echo(render_json(instances, solutions=solutions))
         return

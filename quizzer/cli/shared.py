@@ -2,7 +2,8 @@
 small checks and readers more than one command needs.
 
 Imports only typer and ``quizzer.common`` at module level; the bank and the catalogue are imported
-inside the functions that use them.
+inside the functions that use them (the ORM only where a command writes, filters or must set the
+bank up: ``one_template`` reads a current SQLite bank without it).
 """
 
 from __future__ import annotations
@@ -65,6 +66,19 @@ def template_by_key(session: Session, key: str) -> Any:
     from quizzer.bank.store import get_template
 
     return get_template(session=session, key=key)
+
+
+def one_template(key: str) -> Any:
+    """The template a one-question command needs: read with the standard library from a current
+    SQLite bank (``bank.readonly``, no ORM), else through the ORM, which sets the bank up first and
+    names an unknown key with a suggestion."""
+    from quizzer.bank.readonly import current_templates
+
+    templates = current_templates([key])
+    if templates is not None:
+        return templates[0]
+    with bank_session() as session:
+        return template_by_key(session, key)
 
 
 def check_filters(*, topic: str | None, paper: str | None) -> None:

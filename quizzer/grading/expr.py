@@ -25,13 +25,15 @@ instance or typed answer.  Every failure is an :class:`ExprError` with one reada
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import io
 import math
 import operator
 import time
 import tokenize
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,6 +98,9 @@ class Compiled:
     tree: ast.Expression
     names: frozenset[str]
     run: Callable[[_Scope], Any]
+    # Set when the whole expression is one name ({{ d_model }}, most placeholders): evaluate() looks it up
+    # directly, since a name costs no step and builds nothing, and the scope and errstate cost more than it.
+    variable: str | None = None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -124,7 +129,8 @@ def compile_expr(source: str) -> Compiled:
     if _tree_depth(tree) > MAX_TREE_DEPTH:
         raise ExprError(f"expression is too long: more than {MAX_TREE_DEPTH} operations in a chain")
     names = frozenset(node.id for node in nodes if isinstance(node, ast.Name))
-    return Compiled(source, tree, names, _build(tree.body))
+    variable = tree.body.id if isinstance(tree.body, ast.Name) else None
+    return Compiled(source, tree, names, _build(tree.body), variable)
 
 
 def _tree_depth(tree: ast.AST) -> int:
@@ -178,10 +184,12 @@ def evaluate(
 ) -> Any:
     """Evaluate an expression with the given variables and callable whitelist."""
     compiled = source if isinstance(source, Compiled) else compile_expr(source)
+    if compiled.variable is not None and names is not None and compiled.variable in names:
+        return names[compiled.variable]
     try:
-        # NumPy's overflow and division warnings would print past the one-line error; an infinite
-        # or NaN result is refused by whoever asked for a finite value, with its own message.
-        with np.errstate(all="ignore"):
+        if _NUMPY_QUIET.get():
+            return compiled.run(_Scope(names or {}, functions or {}))
+        with numpy_quiet():
             return compiled.run(_Scope(names or {}, functions or {}))
     except ExprError:
         raise
@@ -197,6 +205,23 @@ def evaluate(
         raise ExprError("expression needs too much memory") from None
     except (TypeError, ValueError, IndexError, KeyError, ArithmeticError) as exc:
         raise ExprError(_describe(exc)) from None
+
+
+_NUMPY_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("quizzer_numpy_quiet", default=False)
+
+
+@contextmanager
+def numpy_quiet() -> Iterator[None]:
+    """NumPy's overflow and division warnings off for every evaluation inside: they would print past
+    the one-line error, and an infinite or NaN result is refused by whoever asked for a finite value,
+    with its own message.  An instance enters it once for its few dozen evaluations: entering it
+    costs more than evaluating most expressions."""
+    token = _NUMPY_QUIET.set(True)
+    try:
+        with np.errstate(all="ignore"):
+            yield
+    finally:
+        _NUMPY_QUIET.reset(token)
 
 
 def _describe(exc: Exception) -> str:

@@ -101,6 +101,12 @@ class Verdict:
         reading = self.reading or ""
         return f"{reading} (typed {code_span(self.typed)})" if self.typed and self.typed != reading else reading
 
+    def to_json(self, key: str, seed: int, *, recorded: bool) -> dict[str, Any]:
+        """The fields `quizzer grade --json` prints for one graded answer (batch results add line and learner)."""
+        return {"key": key, "seed": seed, "verdict": self.verdict, "score": self.score, "expected": self.expected,
+                "feedback": self.feedback, "misconception": self.misconception, "reading": self.reading,
+                "recorded": recorded}
+
 
 @dataclass(frozen=True)
 class _Outcome:

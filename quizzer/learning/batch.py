@@ -66,13 +66,6 @@ class BadLine(Exception):
         self.number = number
 
 
-def verdict_json(key: str, seed: int, verdict: Verdict, *, recorded: bool) -> dict[str, Any]:
-    """The fields `quizzer grade --json` prints for one graded answer (batch results add line and learner)."""
-    return {"key": key, "seed": seed, "verdict": verdict.verdict, "score": verdict.score,
-            "expected": verdict.expected, "feedback": verdict.feedback, "misconception": verdict.misconception,
-            "reading": verdict.reading, "recorded": recorded}
-
-
 def read_lines(text: str) -> Iterator[Line | BadLine]:
     """Every answer line of a CSV or JSON Lines file, or why it cannot be read."""
     if text.lstrip().startswith("{"):
@@ -186,7 +179,7 @@ class BatchGrader:
         if not self.dry_run:
             self._study(learner).record(instance, line.answer, verdict, line.seconds)
         return {"line": line.number, "learner": learner,
-                **verdict_json(line.key, line.seed, verdict, recorded=not self.dry_run),
+                **verdict.to_json(line.key, line.seed, recorded=not self.dry_run),
                 # marks: the question's points, scaled by the score (a select-all answer earns part of them)
                 "points": instance.points, "earned": round(verdict.score * instance.points, 6)}
 

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
-from quizzer.bank.db import backup_sqlite, database_errors, database_url, lock_setup
+from quizzer.bank import RULES_KEY
+from quizzer.bank.db import backup_sqlite, database_errors, lock_setup
+from quizzer.bank.location import database_url
 from quizzer.bank.models import Attempt, Meta, ReviewCard
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates
@@ -30,8 +32,6 @@ from quizzer.learning.mastery import as_utc
 from quizzer.learning.review import ReviewState, after_answer
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
-
-RULES_KEY = "grading_rules"
 
 
 @dataclass(frozen=True)

@@ -3,32 +3,42 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from sqlmodel import Session
-
-from quizzer.bank.store import get_template, select_templates
 from quizzer.common.errors import UserError
 from quizzer.templates.instance import Instance, make_instance, stream
+from quizzer.templates.schema import Template
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
 
 def choose_instances(*, session: Session, keys: Sequence[str] = (), topic: str | None = None,
                      week: int | None = None, paper: str | None = None, n: int | None = None,
                      seed: int) -> list[Instance]:
-    """The selected templates (a seeded sample of ``n`` when given), each instantiated with ``seed``.
+    """The templates the filters select from the bank, instantiated by :func:`instances_of`."""
+    # The ORM only here: ``generate -k KEY`` alone reads its templates through bank.readonly.
+    from quizzer.bank.readonly import parse_stored
+    from quizzer.bank.store import get_template, select_templates
 
-    Every template of a selection uses the same instance seed, so ``quizzer grade KEY --seed S``
-    grades exactly what ``generate --seed S`` printed.  When ``n`` exceeds the selection, the
-    templates repeat with seeds S+1, S+2, … so no two instances coincide.
-    """
     for key in keys:
         get_template(session=session, key=key)  # an unknown key is named, with a suggestion
     rows = select_templates(session=session, keys=keys, topic=topic, week=week, paper=paper)
     if not rows:
         raise UserError("no questions match this selection; see 'quizzer list'")
-    chosen = [row.key for row in rows]
+    return instances_of([parse_stored(row.source_yaml, row.content_hash, row.key) for row in rows], n=n, seed=seed)
+
+
+def instances_of(templates: Sequence[Template], *, n: int | None = None, seed: int) -> list[Instance]:
+    """``templates`` (a seeded sample of ``n`` when given), each instantiated with ``seed``.
+
+    Every template of a selection uses the same instance seed, so ``quizzer grade KEY --seed S``
+    grades exactly what ``generate --seed S`` printed.  When ``n`` exceeds the selection, the
+    templates repeat with seeds S+1, S+2, … so no two instances coincide.
+    """
+    chosen = list(templates)
     if n is not None:
-        order = stream("selection", seed, "|".join(chosen)).permutation(len(chosen))
+        order = stream("selection", seed, "|".join(t.key for t in chosen)).permutation(len(chosen))
         chosen = [chosen[int(i)] for i in order]
     count = n or len(chosen)
-    picks = [(chosen[i % len(chosen)], seed + i // len(chosen)) for i in range(count)]
-    return [make_instance(get_template(session=session, key=key), instance_seed) for key, instance_seed in picks]
+    return [make_instance(chosen[i % len(chosen)], seed + i // len(chosen)) for i in range(count)]

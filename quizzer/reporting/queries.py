@@ -9,7 +9,8 @@ from sqlmodel import Session, col, select
 from sqlmodel.sql.expression import Select
 
 from quizzer.bank.models import Attempt, Learner
-from quizzer.bank.store import parse_stored, select_templates
+from quizzer.bank.readonly import parse_stored
+from quizzer.bank.store import select_templates
 from quizzer.reporting.report import ClassAttempt, ClassData
 
 

@@ -209,7 +209,7 @@ def _finite_vector(value: Any, field: str, *, limit: int) -> tuple[float, ...]:
         raise FigureDataError(field, f"must be a list of 1 to {limit} numbers, got shape {data.shape}")
     if not np.isfinite(data).all():
         raise FigureDataError(field, f"has entries that are not finite: {show(data)}")
-    return tuple(float(v) for v in data)
+    return tuple(data.tolist())  # Python floats, as float(v) of each, without a Python step per point
 
 
 def _number(value: Any, field: str) -> float:

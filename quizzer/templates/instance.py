@@ -26,7 +26,7 @@ from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, BudgetError, shared_budget
 from quizzer.grading.budget import charge as charge_budget
 from quizzer.grading.budget import current as current_budget
-from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate
+from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, numpy_quiet
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.tolerance import Tolerance, asked_precision
@@ -84,7 +84,7 @@ class Instance:
 def make_instance(template: Template, seed: int, budget: Budget | None = None) -> Instance:
     """Sample, compute and render one instance of ``template``, spending from ``budget`` (a new one unless
     given: ``quizzer validate`` passes its own to add up what all seeds cost)."""
-    with shared_budget(budget):  # every expression of one instance spends from one budget
+    with shared_budget(budget), numpy_quiet():  # every expression of one instance spends from one budget
         env = sample_values(template, seed)
         order = _choice_order(template, seed)
         answer, choices = _answer(template, env, order)
@@ -384,15 +384,25 @@ def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) 
 
 def _render(template: Template, env: dict[str, Any], text: str, where: str) -> str:
     """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
-    def substitute(match: re.Match[str]) -> str:
-        value = _evaluate(template, match.group(1).strip(), env, where)
+    literals, expressions, unclosed = _pieces(text)
+    out = [literals[0]]
+    for expression, literal in zip(expressions, literals[1:], strict=True):
+        value = _evaluate(template, expression, env, where)
         _charge_text(template, value, where)  # {{ a_million_numbers }} is refused before it is written
-        return show(value)
-
-    rendered = _PLACEHOLDER.sub(substitute, text)
-    if "{{" in _PLACEHOLDER.sub("", text):  # "}}" alone is ordinary LaTeX (\sqrt{d_{k}}), "{{" never is here
+        out += (show(value), literal)
+    if unclosed:
         raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(template))
-    return rendered
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """A text split once (texts are the template's, rendered for every instance): the literal parts around
+    its placeholders, their expressions, and whether a '{{' is left unclosed ("}}" alone is ordinary LaTeX,
+    \\sqrt{d_{k}}; "{{" never is here)."""
+    parts = _PLACEHOLDER.split(text)
+    literals = tuple(parts[0::2])
+    return literals, tuple(expression.strip() for expression in parts[1::2]), "{{" in "".join(literals)
 
 
 def _charge_text(template: Template, value: Any, where: str) -> None:

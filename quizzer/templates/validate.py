@@ -27,6 +27,7 @@ from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
 from quizzer.templates.schema import Template
+from quizzer.templates.sources import template_files
 
 DEFAULT_SEEDS = VALIDATION_SEEDS
 
@@ -220,19 +221,6 @@ def _stated_key(path: Path) -> str | None:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None  # not a template: refused on its own when it is validated
     return None
-
-
-def template_files(paths: Iterable[Path]) -> list[Path]:
-    """Expand directories into their ``*.yaml``/``*.yml`` files, sorted; a missing path is an error."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise TemplateError("no such file or directory", where=str(path))
-    return files
 
 
 def _fail(template: Template, field: str, message: str) -> None:

@@ -7,6 +7,7 @@ after the first paint, so the dashboard appears at once.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -20,10 +21,11 @@ from textual.screen import Screen
 from quizzer.common.clock import Clock, utcnow
 from quizzer.common.errors import UserError
 from quizzer.tui.screens.dashboard import DashboardScreen
-from quizzer.tui.screens.help import HelpScreen
 
 if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after the first paint
     from quizzer.learning.study import Study
+
+PAINT_WAIT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -69,11 +71,16 @@ class QuizzerApp(App[None]):
     def on_mount(self) -> None:
         self.theme = "textual-dark"
         self.push_screen(DashboardScreen())
-        self.load()
+        painted = threading.Event()
+        self.call_after_refresh(painted.set)
+        self.load(painted)
 
     @work(thread=True, exclusive=True)
-    def load(self) -> None:
-        """Open the bank (importing changed bundled questions, regrading under new rules) off the UI thread."""
+    def load(self, painted: threading.Event) -> None:
+        """Open the bank (importing changed bundled questions, regrading under new rules) off the UI thread,
+        once the dashboard is painted: its imports (SQLAlchemy, NumPy) hold the GIL for a good part of a
+        second and would delay the first frame.  (The wait is bounded should no frame ever come.)"""
+        painted.wait(timeout=PAINT_WAIT_S)
         from quizzer.bank.learners import ensure_learner
         from quizzer.learning.regrade import open_current_bank
         from quizzer.learning.study import Study
@@ -120,6 +127,8 @@ class QuizzerApp(App[None]):
                              callback=lambda _: self.refresh_dashboard())
 
     def action_help(self) -> None:
+        from quizzer.tui.screens.help import HelpScreen  # Textual's Markdown widget: not before the first paint
+
         self.push_screen(HelpScreen())
 
     def action_exam(self) -> None:

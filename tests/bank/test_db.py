@@ -10,9 +10,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
+from quizzer.bank import SCHEMA_VERSION
 from quizzer.bank.db import database_errors, database_url, display_url, new_session, open_bank
 from quizzer.bank.learners import ensure_learner
-from quizzer.bank.models import SCHEMA_VERSION, Attempt, Meta, ReviewCard, Template
+from quizzer.bank.models import Attempt, Meta, ReviewCard, Template
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import record_attempt
 from quizzer.common.errors import UserError

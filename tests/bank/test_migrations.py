@@ -11,9 +11,8 @@ import pytest
 from sqlalchemy import inspect
 from sqlalchemy.engine import Engine
 
-from quizzer.bank import migrations
+from quizzer.bank import SCHEMA_VERSION, migrations
 from quizzer.bank.db import open_bank
-from quizzer.bank.models import SCHEMA_VERSION
 from quizzer.bank.ready import open_ready_bank
 from tests.bank.v1 import build_v1_bank, rows
 

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy import text
 from sqlmodel import Session, select
 
+from quizzer.bank import CATALOG_DIGEST_KEY
 from quizzer.bank.db import new_session, open_bank
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, Meta, RoutedRecord, Template, TemplateTopic, Topic
 from quizzer.bank.store import (
-    CATALOG_DIGEST_KEY,
     get_template,
     import_bundled,
     import_templates,

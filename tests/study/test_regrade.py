@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
+from quizzer.bank import RULES_KEY
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, Meta, ReviewCard
 from quizzer.grading.verdict import RULES_VERSION
-from quizzer.learning.regrade import RULES_KEY, open_current_bank, regrade_if_rules_changed
+from quizzer.learning.regrade import open_current_bank, regrade_if_rules_changed
 from quizzer.learning.review import new_state
 from quizzer.learning.study import Study
 from quizzer.templates.catalog import load_catalog

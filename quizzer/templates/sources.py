@@ -1,0 +1,37 @@
+"""Template files on disk: finding them and fingerprinting their text (standard library only).
+
+The bank keeps each template's SHA-256 (``content_hash``); a bundled file whose hash is not in
+the bank is new or changed.  Both the ORM's import of the bundled questions and the bank's
+light read path (``quizzer.bank.readonly``) ask :func:`changed_files`, so they agree on when a
+bank is current.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Iterable
+from pathlib import Path
+
+from quizzer.common.errors import TemplateError
+
+
+def template_files(paths: Iterable[Path]) -> list[Path]:
+    """Expand directories into their ``*.yaml``/``*.yml`` files, sorted; a missing path is an error."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise TemplateError("no such file or directory", where=str(path))
+    return files
+
+
+def content_hash(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def changed_files(directory: Path, known: Collection[str]) -> list[Path]:
+    """The template files under ``directory`` whose content hash is not among ``known``."""
+    return [path for path in template_files([directory]) if content_hash(path.read_text(encoding="utf-8")) not in known]

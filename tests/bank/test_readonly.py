@@ -1,0 +1,96 @@
+"""The light read path (``bank.readonly``) answers exactly when opening the bank through the ORM
+would change nothing, and then answers what the ORM would."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from quizzer.bank import CATALOG_DIGEST_KEY, RULES_KEY, VERSION_KEY
+from quizzer.bank.readonly import current_templates
+from quizzer.bank.store import get_template, select_templates
+from quizzer.common.errors import UserError
+from quizzer.learning.regrade import open_current_bank
+from quizzer.templates.catalog import questions_dir
+
+KEYS = ["practice/warmup-rate", "2024T3_Q1_NA Q277", "practice/warmup-rate"]  # one twice: read once
+
+
+def execute(bank: Path, sql: str, *params: str) -> None:
+    with closing(sqlite3.connect(bank)) as connection, connection:
+        connection.execute(sql, params)
+
+
+def test_a_current_bank_gives_what_the_orm_gives(bundled_bank: Path) -> None:
+    engine, session = open_current_bank()
+    with session:
+        orm = [get_template(session=session, key=row.key) for row in select_templates(session=session, keys=KEYS)]
+    engine.dispose()
+    light = current_templates(KEYS)
+    assert light is not None and len(light) == 2
+    assert [t.model_dump() for t in light] == [t.model_dump() for t in orm]
+
+
+@pytest.mark.parametrize("sql, params", [
+    ("UPDATE meta SET value = ? WHERE key = ?", ("1", VERSION_KEY)),
+    ("UPDATE meta SET value = ? WHERE key = ?", ("1", RULES_KEY)),
+    ("UPDATE meta SET value = ? WHERE key = ?", ("stale", CATALOG_DIGEST_KEY)),
+    ("DELETE FROM meta WHERE key = ?", (RULES_KEY,)),
+    ("UPDATE template SET content_hash = ? WHERE key = ?", ("stale", "practice/warmup-rate")),
+])
+def test_a_bank_the_orm_would_change_is_left_to_it(bundled_bank: Path, sql: str, params: tuple[str, ...]) -> None:
+    execute(bundled_bank, sql, *params)
+    assert current_templates(KEYS) is None
+    if params[-1] != VERSION_KEY:  # (an older schema version would be upgraded from its real tables)
+        engine, session = open_current_bank()  # brings it up to date ...
+        session.close()
+        engine.dispose()
+        assert current_templates(KEYS) is not None  # ... and the light path answers again
+
+
+def test_a_changed_bundled_file_is_left_to_the_orm(bundled_bank: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    copy = tmp_path / "questions"
+    shutil.copytree(questions_dir(), copy)
+    monkeypatch.setenv("QUIZZER_QUESTIONS_DIR", str(copy))
+    assert current_templates(KEYS) is not None
+    edited = next(copy.rglob("*.yaml"))
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert current_templates(KEYS) is None
+
+
+@pytest.mark.parametrize("keys", [["no/such-key"], [*KEYS, "no/such-key"], []])
+def test_an_unknown_key_is_left_to_the_orm_which_names_it(bundled_bank: Path, keys: list[str]) -> None:
+    assert current_templates(keys) is None
+
+
+def test_no_file_postgres_or_not_a_bank_is_left_to_the_orm(isolated_bank: Path, tmp_path: Path) -> None:
+    assert current_templates(KEYS) is None and not isolated_bank.exists()  # never creates the file
+    assert current_templates(KEYS, "postgresql://u:p@127.0.0.1:1/db") is None
+    (tmp_path / "junk.sqlite").write_bytes(b"not a database at all" * 100)
+    assert current_templates(KEYS, str(tmp_path / "junk.sqlite")) is None
+
+
+def test_a_stored_template_that_no_longer_loads_is_one_clear_line(bundled_bank: Path) -> None:
+    execute(bundled_bank, "UPDATE template SET source_yaml = ? WHERE key = ?", "key: [unclosed", "practice/warmup-rate")
+    with pytest.raises(UserError, match="the stored template no longer loads") as caught:
+        current_templates(["practice/warmup-rate"])
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("args", [
+    ("show", "2024T3_Q1_NA Q277", "--seed", "3"),
+    ("generate", "-k", KEYS[0], "-k", KEYS[1], "-n", "5", "--seed", "4", "--solutions", "--format", "json"),
+    ("grade", "2024T3_Q1_NA Q277", "--seed", "3", "--answer", "34850000", "--dry-run", "--json"),
+])
+def test_commands_print_the_same_on_either_path(bundled_bank: Path, args: tuple[str, ...]) -> None:
+    from tests.cli_runner import run
+
+    light = run(*args)
+    execute(bundled_bank, "UPDATE meta SET value = ? WHERE key = ?", "stale", CATALOG_DIGEST_KEY)
+    assert current_templates(KEYS) is None  # so the command below takes the ORM path
+    assert run(*args) == light and light[0] == 0
