@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from quizzer.cli.shared import bank_session, check_filters, reports_errors, template_by_key
+from quizzer.cli.shared import bank_session, check_filters, reports_errors
 from quizzer.templates import VALIDATION_SEEDS
 
 
@@ -158,12 +158,17 @@ def show(
     key: Annotated[str, typer.Argument(help="Question key, e.g. '2024T3_Q1_NA Q277'.")],
     seed: Annotated[int, typer.Option(min=0, help="Instance seed (0 = the notes' canonical numbers).")] = 0,
 ) -> None:
-    """Show one instance of a question with its answer and worked solution."""
+    """Show one instance of a question with its answer and worked solution (a part's routed ID: the
+    question it is part of)."""
+    from quizzer.bank.store import find_question
     from quizzer.templates.instance import make_instance
     from quizzer.templates.render import render_instance
 
     with bank_session() as session:
-        instance = make_instance(template_by_key(session, key), seed)
+        template, part = find_question(session=session, key=key)
+        instance = make_instance(template, seed)
+    if part is not None and key != template.key:
+        typer.echo(f"{key} is part ({instance.parts[part].label}) of {template.key}:\n")
     typer.echo(render_instance(instance, fmt="text", solutions=True))
 
 

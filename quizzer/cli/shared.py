@@ -61,12 +61,6 @@ def read_text(file: Path) -> str:
         raise UserError(f"cannot read the file: {reason}", where=str(file)) from None
 
 
-def template_by_key(session: Session, key: str) -> Any:
-    from quizzer.bank.store import get_template
-
-    return get_template(session=session, key=key)
-
-
 def check_filters(*, topic: str | None, paper: str | None) -> None:
     """Unknown topic or paper ids are bad input, not an empty result."""
     from quizzer.templates.catalog import load_catalog

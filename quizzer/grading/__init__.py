@@ -13,7 +13,8 @@ checks, ``AnswerFormatError`` and ``ExpressionAnswer``;
 ``tolerance`` ``Tolerance``, ``half_unit``, ``DEFAULT_SIG``;
 ``match`` ``values_match`` per kind, and expression equivalence by sampling;
 ``verdict`` ``AnswerSpec``, ``WrongAnswer``, ``grade`` / ``self_grade`` → ``Verdict`` with score,
-feedback and the misconception.
+feedback and the misconception;
+``parts`` a multi-part question's answers graded in order, with follow-through (``PartVerdict``).
 May import: ``quizzer.common`` and NumPy. Never the bank, the UI, an exporter or torch: grading
 is pure, so the app, the CLI, the exports and the report all grade the same way.
 """

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from quizzer.bank.store import get_template, select_templates
+from quizzer.bank.store import find_question, get_template, select_templates
 from quizzer.common.errors import UserError
 from quizzer.templates.instance import Instance, make_instance, stream
 
@@ -20,8 +20,8 @@ def choose_instances(*, session: Session, keys: Sequence[str] = (), topic: str |
     grades exactly what ``generate --seed S`` printed.  When ``n`` exceeds the selection, the
     templates repeat with seeds S+1, S+2, … so no two instances coincide.
     """
-    for key in keys:
-        get_template(session=session, key=key)  # an unknown key is named, with a suggestion
+    # An unknown key is named, with a suggestion; a part's routed ID selects the question it is part of.
+    keys = [find_question(session=session, key=key)[0].key for key in keys]
     rows = select_templates(session=session, keys=keys, topic=topic, week=week, paper=paper)
     if not rows:
         raise UserError("no questions match this selection; see 'quizzer list'")

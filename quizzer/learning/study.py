@@ -21,12 +21,14 @@ from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
+from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
 from quizzer.learning.mastery import GradedAttempt, TopicMastery, as_utc, fold_attempt, mastered, replay
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.parts import grade_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
@@ -137,7 +139,7 @@ class Study:
         if attempts is None:
             return dict(self._current_mastery().states)
         return replay([_graded(a) for a in attempts], {k: t.topics for k, t in self.templates.items()},
-                      {k: t.kind for k, t in self.templates.items()},
+                      {k: t.answered_kind for k, t in self.templates.items()},
                       {k: n for k, t in self.templates.items() if (n := t.option_count)})
 
     def _current_mastery(self) -> RunningMastery:
@@ -162,7 +164,7 @@ class Study:
         if template is None or out_of_order:
             self._running = None
             return
-        fold_attempt(running.states, _graded(attempt), template.topics, template.kind,
+        fold_attempt(running.states, _graded(attempt), template.topics, template.answered_kind,
                      template.option_count)
         running.count, running.last_id, running.latest = running.count + 1, attempt.id, attempt.created_at
 
@@ -236,6 +238,40 @@ class Study:
             self._withdraw(instance.key, replacing)
         return self._record(instance, response, verdict, seconds)
 
+    def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None,
+                     ) -> tuple[PartVerdict, ...]:
+        """Grade one response per part of a multi-part question (with follow-through) and record the
+        readable ones together; an unanswered or unreadable part records nothing."""
+        verdicts = grade_instance(instance, list(responses))
+        answered = [(v, r) for v, r in zip(verdicts, responses, strict=True) if v.verdict.verdict != "invalid"]
+        if answered:
+            self.record_parts(instance, answered, seconds)
+        return verdicts
+
+    def record_parts(self, instance: Instance, answered: Sequence[tuple[PartVerdict, str]],
+                     seconds: float | None) -> None:
+        """Record graded parts of one multi-part answer (readable ones): one attempt per part, all at the
+        same moment, each with its label and ``carried_forward``; the question's review card takes one
+        step, scored by the marks the answered parts earned out of theirs."""
+        now = self._now()
+        marks = {part.label: part.question.points for part in instance.parts}
+        outcome, earned = whole_outcome([(v.verdict.score, marks[v.label]) for v, _ in answered])
+        whole = Verdict(outcome, earned, instance.answer_text, "")
+        self._review(instance, " | ".join(r for _, r in answered), whole, seconds, now)
+        rows = [attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed, response=response,
+                            verdict=v.verdict, seconds=seconds, at=now, part=v.label,
+                            carried_forward=v.carried_forward) for v, response in answered]
+        if not self.commit_each:
+            self._staged += rows
+            self._running = None
+            return
+        attempts = [Attempt(**row) for row in rows]
+        self.session.add_all(attempts)
+        self.session.commit()  # the parts and the review step land together
+        for attempt in attempts:
+            self.session.refresh(attempt)
+            self._learn_from(attempt)
+
     def _withdraw(self, key: str, earlier: Recorded) -> None:
         """Stage the removal of an attempt and the restoring of the review card it replaced."""
         self._running = None  # mastery is replayed without the withdrawn answer
@@ -252,6 +288,23 @@ class Study:
 
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
         now = self._now()
+        before = self._review(instance, response, verdict, seconds, now)
+        if not self.commit_each:
+            self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
+                                            response=response, verdict=verdict, seconds=seconds, at=now))
+            self._running = None  # replayed from the bank after the caller's commit
+            return None
+        # record_attempt commits: the attempt and its review state land together.
+        attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
+                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
+        assert attempt.id is not None
+        self._learn_from(attempt)
+        return Recorded(attempt.id, before)
+
+    def _review(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
+                now: datetime) -> str | None:
+        """Step the question's review card for this answer (in the session, not committed); returns the
+        card's state before it (None: it had no card)."""
         begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self._card(instance.key)
         before = card.state_json if card else None
@@ -263,16 +316,7 @@ class Study:
         if not self.commit_each:
             assert self._batch_cards is not None, "read by _card"
             self._batch_cards[instance.key] = card  # pending until the commit: the next answer must find it
-            self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
-                                            response=response, verdict=verdict, seconds=seconds, at=now))
-            self._running = None  # replayed from the bank after the caller's commit
-            return None
-        # record_attempt commits: the attempt and its review state land together.
-        attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
-                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
-        assert attempt.id is not None
-        self._learn_from(attempt)
-        return Recorded(attempt.id, before)
+        return before
 
     def stage_for_commit(self) -> None:
         """Without ``commit_each``: put the staged answers in the session, for the caller's commit."""
@@ -294,7 +338,7 @@ class Study:
     def paper_instances(self, paper: str, seed: int) -> list[Instance]:
         """A mock exam: every routed question of ``paper``, in question order, with fresh numbers."""
         keys = sorted((k for k, t in self.templates.items() if t.paper == paper),
-                      key=lambda k: int(k.rsplit("Q", 1)[1]))
+                      key=lambda k: question_number(self.templates[k]))
         if not keys:
             raise LookupError(f"no routed questions for paper {paper!r}")
         return [make_instance(self.templates[k], seed) for k in keys]
@@ -302,3 +346,9 @@ class Study:
     def _now(self) -> datetime:
         return as_utc(self.clock())
 
+
+
+def question_number(template: Template) -> int:
+    """Where a routed question stands in its paper: its number, or its first routed part's (a chain)."""
+    routed = template.key if template.is_routed else template.part_ids[0]
+    return int(routed.rsplit("Q", 1)[1])

@@ -167,7 +167,7 @@ def build_report(attempts: Iterable[ClassAttempt], learners: Sequence[str], temp
 
 def _mastery(history: list[ClassAttempt], scoped: Mapping[str, Template], params: BKTParams) -> dict[str, float]:
     graded = [GradedAttempt(a.key, a.seed, a.verdict, a.score, a.seconds, a.at) for a in history]
-    states = replay(graded, {k: t.topics for k, t in scoped.items()}, {k: t.kind for k, t in scoped.items()},
+    states = replay(graded, {k: t.topics for k, t in scoped.items()}, {k: t.answered_kind for k, t in scoped.items()},
                     {k: n for k, t in scoped.items() if (n := t.option_count)}, params)
     return {topic: state.p_known for topic, state in states.items()}
 

@@ -4,7 +4,9 @@ Owns: ``schema`` (the pydantic model of a template file), ``loader`` (safe YAML,
 ``validate``/``verify`` (checks over seeds; against torch for ``quizzer verify``), ``instance``
 (a seeded draw: prompt, answer, misconceptions, solution, figure), ``functions`` and ``figure``
 (what a template may call and draw), ``catalog`` (topics, routed exam records, misconceptions
-from ``data/``), ``render`` (an instance as terminal text, Markdown or JSON).
+from ``data/``), ``render`` (an instance as terminal text, Markdown or JSON), ``parts`` (a
+multi-part question's parts, and their answers recomputed from a learner's earlier values),
+``discovery`` (slips found by rerunning the engine).
 May import: ``engine``, ``quizzer.grading``, ``text``, ``common``. Never the bank or a face.
 """
 
