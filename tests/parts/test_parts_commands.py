@@ -104,3 +104,13 @@ def test_progress_carries_the_parts(bundled_bank: Path, tmp_path: Path) -> None:
     again = rows(bundled_bank, "SELECT part, carried_forward FROM attempt a JOIN learner l ON l.id = a.learner_id "
                                "WHERE l.name = 'other' ORDER BY part")
     assert again == [("a", 0), ("b", 1), ("c", 1)]
+
+
+def test_a_batch_grades_a_part_by_its_routed_id_and_refuses_a_whole_chain(bundled_bank: Path, tmp_path: Path) -> None:
+    file = tmp_path / "class.csv"
+    file.write_text(f'key,seed,answer,learner\n{Q280},0,"44,168,192",ada\n{CHAIN},0,4204032,bob\n', encoding="utf-8")
+    code, out, _ = run("grade", "--batch", str(file))
+    first, second = (json.loads(line) for line in out.splitlines())
+    assert code == 2 and (first["verdict"], first["points"]) == ("correct", 2)
+    assert "is a multi-part question (parts a, b, c)" in second["error"]
+    assert rows(bundled_bank, "SELECT template_key, part FROM attempt") == [(CHAIN, "c")]

@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Markdown, Static
 
+from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Question, Study
 from quizzer.templates.instance import Instance
@@ -22,6 +23,7 @@ from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.figure_view import FigureView
 from quizzer.tui.widgets.order_box import OrderBox
+from quizzer.tui.widgets.parts_box import PartsBox, parts_feedback_markdown
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -30,6 +32,8 @@ NEXT_HINT = "[b]n[/] or [b]enter[/]: next question"
 
 def answer_widget(instance: Instance, *, model_answer: bool = False) -> Widget:
     """The input that suits the question's kind (``model_answer``: recall cards reveal it before rating)."""
+    if instance.parts:
+        return PartsBox(instance)
     if instance.kind in ("choice", "multi"):
         return ChoiceBox(instance.choices, multi=instance.kind == "multi")
     if instance.kind == "order":
@@ -156,6 +160,20 @@ class PracticeScreen(Screen[None]):
     @on(RecallBox.Rated)
     async def rated(self, event: RecallBox.Rated) -> None:
         await self._answer(event.rating)
+
+    @on(PartsBox.Submitted)
+    async def parts_submitted(self, event: PartsBox.Submitted) -> None:
+        """A multi-part question's answers, graded together (follow-through) and recorded part by part."""
+        if self.question is None or self.answered:
+            return
+        instance = self.question.instance
+        verdicts = self.study.answer_parts(instance, event.answers, self._seconds())
+        outcome, score = whole_outcome([(v.verdict.score, p.question.points)
+                                        for v, p in zip(verdicts, instance.parts, strict=True)])
+        carried = sum(v.carried_forward for v in verdicts)
+        note = f" · {carried} part{'s' * (carried != 1)} right on your value" if carried else ""
+        self._show_verdict(f"{verdict_line(Verdict(outcome, score, '', ''))}{note} · {NEXT_HINT}", outcome)
+        await self._show_feedback(parts_feedback_markdown(instance, verdicts, event.answers))
 
     async def _answer(self, response: str) -> None:
         """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""
