@@ -89,6 +89,7 @@ class Recorded:
 
     attempt_id: int
     card_before: str | None  # the card's state before this answer; None when it had no card
+    also: tuple[int, ...] = ()  # a multi-part answer's other parts' attempts, withdrawn with it
 
 
 @dataclass
@@ -238,46 +239,56 @@ class Study:
             self._withdraw(instance.key, replacing)
         return self._record(instance, response, verdict, seconds)
 
-    def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None,
-                     ) -> tuple[PartVerdict, ...]:
+    def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None, *,
+                     replacing: Recorded | None = None) -> tuple[tuple[PartVerdict, ...], Recorded | None]:
         """Grade one response per part of a multi-part question (with follow-through) and record the
-        readable ones together; an unanswered or unreadable part records nothing."""
+        readable ones together; an unanswered or unreadable part records nothing. ``replacing``: an
+        earlier answer to the question that this one revises (withdrawn in the same commit, as in
+        :meth:`answer`)."""
         verdicts = grade_instance(instance, list(responses))
         answered = [(v, r) for v, r in zip(verdicts, responses, strict=True) if v.verdict.verdict != "invalid"]
-        if answered:
-            self.record_parts(instance, answered, seconds)
-        return verdicts
+        if not answered:
+            return verdicts, None
+        if replacing is not None:
+            self._withdraw(instance.key, replacing)
+        return verdicts, self.record_parts(instance, answered, seconds)
 
     def record_parts(self, instance: Instance, answered: Sequence[tuple[PartVerdict, str]],
-                     seconds: float | None) -> None:
+                     seconds: float | None) -> Recorded | None:
         """Record graded parts of one multi-part answer (readable ones): one attempt per part, all at the
         same moment, each with its label and ``carried_forward``; the question's review card takes one
-        step, scored by the marks the answered parts earned out of theirs."""
+        step, scored by the marks the answered parts earned out of theirs. None when ``commit_each`` is
+        off (staged, as :meth:`record`)."""
         now = self._now()
         marks = {part.label: part.question.points for part in instance.parts}
         outcome, earned = whole_outcome([(v.verdict.score, marks[v.label]) for v, _ in answered])
         whole = Verdict(outcome, earned, instance.answer_text, "")
-        self._review(instance, " | ".join(r for _, r in answered), whole, seconds, now)
+        before = self._review(instance, " | ".join(r for _, r in answered), whole, seconds, now)
         rows = [attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed, response=response,
                             verdict=v.verdict, seconds=seconds, at=now, part=v.label,
                             carried_forward=v.carried_forward) for v, response in answered]
         if not self.commit_each:
             self._staged += rows
             self._running = None
-            return
+            return None
         attempts = [Attempt(**row) for row in rows]
         self.session.add_all(attempts)
         self.session.commit()  # the parts and the review step land together
+        ids = []
         for attempt in attempts:
             self.session.refresh(attempt)
             self._learn_from(attempt)
+            assert attempt.id is not None
+            ids.append(attempt.id)
+        return Recorded(ids[0], before, tuple(ids[1:]))
 
     def _withdraw(self, key: str, earlier: Recorded) -> None:
         """Stage the removal of an attempt and the restoring of the review card it replaced."""
         self._running = None  # mastery is replayed without the withdrawn answer
-        attempt = self.session.get(Attempt, earlier.attempt_id)
-        if attempt is not None:
-            self.session.delete(attempt)
+        for attempt_id in (earlier.attempt_id, *earlier.also):
+            attempt = self.session.get(Attempt, attempt_id)
+            if attempt is not None:
+                self.session.delete(attempt)
         card = self.session.get(ReviewCard, (self.learner_id, key))
         if card is not None and earlier.card_before is None:
             self.session.delete(card)

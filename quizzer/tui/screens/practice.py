@@ -167,7 +167,7 @@ class PracticeScreen(Screen[None]):
         if self.question is None or self.answered:
             return
         instance = self.question.instance
-        verdicts = self.study.answer_parts(instance, event.answers, self._seconds())
+        verdicts, _ = self.study.answer_parts(instance, event.answers, self._seconds())
         outcome, score = whole_outcome([(v.verdict.score, p.question.points)
                                         for v, p in zip(verdicts, instance.parts, strict=True)])
         carried = sum(v.carried_forward for v in verdicts)
