@@ -100,21 +100,25 @@ def list_templates(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the questions in the bank."""
-    from quizzer.bank.store import select_templates, template_topics
+    from quizzer.bank.store import part_keys, select_templates, template_topics
 
     with bank_session() as session:
         check_filters(topic=topic, paper=paper)
         rows = select_templates(session=session, topic=topic, week=week, paper=paper)
         links = template_topics(session=session)
+        parts: dict[str, list[str]] = {}  # a chain's other routed IDs, carried by its parts
+        for part_id, (key, _) in part_keys(session=session).items():
+            parts.setdefault(key, []).append(part_id)
     items: list[dict[str, Any]] = [  # JSON objects
         {"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
-         "paper": r.paper, "topics": links.get(r.key, [])} for r in rows]
+         "paper": r.paper, "topics": links.get(r.key, []), "part_ids": parts.get(r.key, [])} for r in rows]
     if as_json:
         typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
         return
     width = max((len(item["key"]) for item in items), default=3)
     for item in items:
-        typer.echo(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}")
+        also = f"  (parts: {', '.join(item['part_ids'])})" if item["part_ids"] else ""
+        typer.echo(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}{also}")
     typer.echo(f"{len(items)} question(s).")
 
 

@@ -44,7 +44,9 @@ def test_every_routed_id_of_a_chain_is_found(bundled_bank: Path) -> None:
     assert code == 0 and out.startswith(f"{Q280} is part (c) of {CHAIN}") and "44,168,192" in out
     code, out, _ = run("list", "--paper", "2024T3_Q1_NA", "--json")
     listed = {item["key"]: item for item in json.loads(out)}
-    assert listed[CHAIN]["kind"] == "parts" and Q280 not in listed
+    assert listed[CHAIN]["kind"] == "parts" and listed[CHAIN]["part_ids"] == [Q280] and Q280 not in listed
+    code, out, _ = run("list", "--paper", "2024T3_Q1_NA")
+    assert f"(parts: {Q280})" in out and "(parts: 2024T3_Q1_NA Q283)" in out
     code, out, _ = run("generate", "--key", Q280, "--format", "json", "--solutions", "--seed", "0")
     (item,) = json.loads(out)
     assert [p["id"] for p in item["parts"]] == [CHAIN, None, Q280]
