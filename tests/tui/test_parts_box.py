@@ -11,7 +11,9 @@ import numpy as np
 from textual.widgets import Markdown
 
 from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.browser import preview_markdown
 from quizzer.tui.widgets.parts_box import PartsBox
+from tests.bundled_templates import instance
 from tests.tui.conftest import loaded
 from tests.tui.test_exam import open_paper, status
 from tests.tui.test_practice import attempts, feedback, skip_to, text_of
@@ -100,3 +102,8 @@ def test_a_chain_in_the_mock_exam_is_graded_with_follow_through_and_can_be_revis
             assert screen.phase == "summary" and "1 correct" in status(screen, "#exam-score")
 
     asyncio.run(scenario())
+
+
+def test_the_browser_preview_lists_every_part() -> None:
+    shown = preview_markdown(instance("2024T3_Q1_NA Q279", 0))
+    assert all(f"**({label})**" in shown for label in "abc") and "44,168,192" in shown

@@ -92,6 +92,12 @@ class PartsBox(Vertical):
         self.scroll_visible(animate=False)
 
 
+def parts_markdown(instance: Instance) -> str:
+    """Every part under the stem, with its letter and marks (a preview, where nothing is answered)."""
+    return "\n\n".join(f"**({part.label})** {render_math(part.question.prompt.strip())} "
+                       f"*({part.question.points:g} marks)*" for part in instance.parts)
+
+
 def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict], answers: Sequence[str], *,
                             with_solution: bool = True) -> str:
     """Each part: its verdict (right on your value when carried forward), what you typed, what was expected."""
@@ -99,7 +105,8 @@ def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict],
     for part, result, typed in zip(instance.parts, verdicts, answers, strict=True):
         verdict = result.verdict
         carried = " — right on your value" if result.carried_forward else ""
-        lines += [f"**({part.label}) {verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
+        lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}", "",
+                  f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
                   answer_markdown("Expected", verdict.expected), ""]
         if verdict.feedback and (verdict.verdict != "correct" or result.carried_forward):
             lines += [f"> {render_math(verdict.feedback)}", ""]
