@@ -119,8 +119,12 @@ class Study:
 
     @functools.cached_property
     def templates(self) -> dict[str, Template]:
-        """Every question in the bank by key, read on first use: recording an answer needs none."""
-        return {t.key: t for t in all_templates(session=self.session)}
+        """Every question in the bank by key, read on first use: recording an answer needs none. A bank
+        from before a chain was made one question keeps the old single questions its parts replace (their
+        attempts refer to them); they are not offered any more."""
+        templates = all_templates(session=self.session)
+        replaced = {key for t in templates for key in t.part_ids}
+        return {t.key: t for t in templates if t.key not in replaced}
 
     def attempts(self) -> list[Attempt]:
         query = select(Attempt).where(Attempt.learner_id == self.learner_id)

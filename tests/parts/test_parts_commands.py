@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 
 from quizzer.bank.db import new_session, open_bank
-from quizzer.bank.store import find_question
+from quizzer.bank.learners import ensure_learner
+from quizzer.bank.store import find_question, import_templates
 from quizzer.learning.regrade import regrade
+from quizzer.learning.study import Study
+from quizzer.templates.catalog import load_catalog
+from quizzer.templates.loader import load_text
+from quizzer.templates.validate import LoadedTemplate
 from tests.cli_runner import run
 
 CHAIN, Q280 = "2024T3_Q1_NA Q279", "2024T3_Q1_NA Q280"
@@ -116,3 +121,16 @@ def test_a_batch_grades_a_part_by_its_routed_id_and_refuses_a_whole_chain(bundle
     assert code == 2 and (first["verdict"], first["points"]) == ("correct", 2)
     assert "is a multi-part question (parts a, b, c)" in second["error"]
     assert rows(bundled_bank, "SELECT template_key, part FROM attempt") == [(CHAIN, "c")]
+
+
+def test_an_older_bank_stops_offering_a_single_question_a_chain_replaced(bundled_bank: Path) -> None:
+    """A bank imported before Q280 became part (c) of the Q279 chain keeps the old Q280 row (its
+    attempts refer to it); the study session no longer offers it, and its key finds the part."""
+    old = (Path(__file__).parent / "old_q280.yaml").read_text(encoding="utf-8")
+    with new_session(open_bank(f"sqlite:///{bundled_bank}")) as session:
+        import_templates(session=session, loaded=[LoadedTemplate(load_text(old, where="old"), Path("old"), old)])
+        session.commit()
+        assert find_question(session=session, key=Q280)[0].key == CHAIN
+        study = Study(session, load_catalog(), ensure_learner(session=session, name="ada"))
+        assert Q280 not in study.templates and CHAIN in study.templates
+        assert [i.key for i in study.paper_instances("2024T3_Q1_NA", 1)].count(CHAIN) == 1
