@@ -169,5 +169,15 @@ def _add_learner_in_place(connection: Connection, new: Table, learner_id: int) -
         connection.execute(AddConstraint(new.primary_key))
 
 
+# --- version 2 → 3: attempts on the parts of a multi-part question ---------------------------------
+
+def _v2_to_v3(connection: Connection, default_learner: str) -> None:
+    """Two columns every database can add in place: which part an attempt answers (none: a single
+    question) and whether it was right on the learner's own earlier value (follow-through)."""
+    del default_learner
+    connection.execute(text("ALTER TABLE attempt ADD COLUMN part VARCHAR"))
+    connection.execute(text("ALTER TABLE attempt ADD COLUMN carried_forward BOOLEAN NOT NULL DEFAULT FALSE"))
+
+
 # Keyed by the version a step upgrades *from*; every version below SCHEMA_VERSION has one.
-STEPS: dict[int, Step] = {1: _v1_to_v2}
+STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3}

@@ -109,6 +109,13 @@ class Attempt(SQLModel, table=True):
     misconception: str | None = Field(default=None, index=True)
     seconds: float | None = None
     created_at: datetime = Field(default_factory=utcnow, index=True, sa_type=UTCDateTime)
+    # A multi-part question records one attempt per part answered: its label ("a", "b", …); None for a
+    # single question. The parts of one answer share ``created_at``.
+    part: str | None = None
+    # True: this part was right on the learner's own (wrong) earlier value, not on the true one — an
+    # earlier part's error carried forward (quizzer.grading.parts). Mastery must count it as right: the
+    # mistake is the earlier part's, already recorded there (one mistake, not two).
+    carried_forward: bool = False
 
 
 class ReviewCard(SQLModel, table=True):

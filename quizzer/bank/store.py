@@ -109,9 +109,31 @@ def get_template(*, session: Session, key: str) -> schema.Template:
     """The parsed template for ``key``; an unknown key is a UserError with a suggestion."""
     row = session.get(Template, key)
     if row is None:
-        hint = did_you_mean(key, session.exec(select(Template.key)).all(), cutoff=0.5) or "; see 'quizzer list'"
+        known = [*session.exec(select(Template.key)).all(), *part_keys(session=session)]
+        hint = did_you_mean(key, known, cutoff=0.5) or "; see 'quizzer list'"
         raise UserError(f"unknown question key {key!r}{hint}")
     return parse_stored(row.source_yaml, row.content_hash, key)
+
+
+def find_question(*, session: Session, key: str) -> tuple[schema.Template, int | None]:
+    """The question ``key`` names: a template (part None), or the template one of whose parts carries
+    ``key`` as its routed ID, and that part's index. A part wins over a template row of the same key: a
+    bank opened before a chain was made one question keeps the old single question's row for its
+    attempts."""
+    found = part_keys(session=session).get(key)
+    if found is not None:
+        return get_template(session=session, key=found[0]), found[1]
+    return get_template(session=session, key=key), None
+
+
+def part_keys(*, session: Session) -> dict[str, tuple[str, int]]:
+    """Every routed ID a part carries besides its question's own key -> (that key, the part's index)."""
+    rows = session.exec(select(Template).where(Template.kind == "parts")).all()
+    found: dict[str, tuple[str, int]] = {}
+    for row in rows:
+        template = parse_stored(row.source_yaml, row.content_hash, row.key)
+        found |= {part.id: (row.key, i) for i, part in enumerate(template.parts or ()) if part.id in template.part_ids}
+    return found
 
 
 def all_templates(*, session: Session) -> list[schema.Template]:
@@ -142,12 +164,13 @@ def template_topics(*, session: Session) -> dict[str, list[str]]:
 
 
 def record_attempt(*, session: Session, learner_id: int, key: str, seed: int, response: str, verdict: Verdict,
-                   seconds: float | None = None, at: datetime | None = None) -> Attempt:
+                   seconds: float | None = None, at: datetime | None = None, part: str | None = None,
+                   carried_forward: bool = False) -> Attempt:
     """Store one learner's graded attempt (never an invalid one) and commit it at once: nothing
     answered is lost.  ``at`` is when it was graded (UTC; default now), so a study session's clock
     is the one recorded."""
     attempt = Attempt(**attempt_row(learner_id=learner_id, key=key, seed=seed, response=response, verdict=verdict,
-                                    seconds=seconds, at=at))
+                                    seconds=seconds, at=at, part=part, carried_forward=carried_forward))
     session.add(attempt)
     session.commit()
     session.refresh(attempt)
@@ -155,13 +178,15 @@ def record_attempt(*, session: Session, learner_id: int, key: str, seed: int, re
 
 
 def attempt_row(*, learner_id: int, key: str, seed: int, response: str, verdict: Verdict,
-                seconds: float | None = None, at: datetime | None = None) -> dict[str, Any]:
-    """The columns of one graded attempt (never an invalid one), for one row or for many at once."""
+                seconds: float | None = None, at: datetime | None = None, part: str | None = None,
+                carried_forward: bool = False) -> dict[str, Any]:
+    """The columns of one graded attempt (never an invalid one), for one row or for many at once;
+    ``part``: which part of a multi-part question it answers."""
     if verdict.verdict == "invalid":
         raise ValueError("invalid responses are not attempts")
     return {"learner_id": learner_id, "template_key": key, "seed": seed, "response": response,
             "verdict": verdict.verdict, "score": verdict.score, "misconception": verdict.misconception,
-            "seconds": seconds, "created_at": at or utcnow()}
+            "seconds": seconds, "created_at": at or utcnow(), "part": part, "carried_forward": carried_forward}
 
 
 def insert_attempts(*, session: Session, rows: Sequence[dict[str, Any]]) -> None:

@@ -10,16 +10,18 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from quizzer.cli.shared import bank_session, check_filters, one_template, read_text, reports_errors
+from quizzer.cli.shared import bank_session, check_filters, one_question, read_text, reports_errors
 from quizzer.common.errors import UserError
 from quizzer.templates import MAX_SEED
 
 if TYPE_CHECKING:
+
     from quizzer.grading.verdict import Verdict
+    from quizzer.templates.schema import Template
 
 
 def run_app(profile: str, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
@@ -48,7 +50,9 @@ def grade(
     ctx: typer.Context,
     key: Annotated[str | None, typer.Argument(help="Question key (not with --batch).")] = None,
     seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="The instance's seed.")] = None,
-    answer: Annotated[str | None, typer.Option(help="Your answer, typed as you would write it.")] = None,
+    answer: Annotated[list[str] | None, typer.Option(
+        help="Your answer, typed as you would write it; a multi-part question takes one --answer per part, "
+             "in order.")] = None,
     batch: Annotated[Path | None, typer.Option(
         "--batch", help="Grade every line of a CSV (key,seed,answer[,learner,seconds]) or JSON Lines file; "
                         "prints one JSON result per line.")] = None,
@@ -65,7 +69,14 @@ def grade(
     if key is None or seed is None or answer is None:
         missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
-    verdict = _grade_one(key, seed, answer, profile=ctx.obj, dry_run=dry_run, seconds=seconds)
+    template, part = one_question(key)
+    if template.parts and (part is None or len(answer) > 1):
+        result = _grade_parts(template, seed, answer, profile=ctx.obj, dry_run=dry_run, seconds=seconds)
+        _print_parts(result, as_json=as_json)
+        return
+    if len(answer) != 1:
+        raise UserError(f"{key} is one question: give one --answer", where="--answer")
+    verdict = _grade_one(template, part, seed, answer[0], profile=ctx.obj, dry_run=dry_run, seconds=seconds)
     if as_json:
         typer.echo(json.dumps(verdict.to_json(key, seed, recorded=not dry_run), indent=2, ensure_ascii=False))
         return
@@ -77,12 +88,15 @@ def grade(
         typer.echo(render_math(verdict.feedback))
 
 
-def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool, seconds: float | None) -> Verdict:
-    """One answer graded, and recorded through the study session as the app records it."""
+def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, profile: str, dry_run: bool,
+               seconds: float | None) -> Verdict:
+    """One answer (to a single question, or to one part of a multi-part question named by that part's
+    routed ID) graded, and recorded through the study session as the app records it."""
     from quizzer.grading.verdict import grade as grade_answer
     from quizzer.templates.instance import make_instance
 
-    instance = make_instance(one_template(key), seed)
+    whole = make_instance(template, seed)
+    instance = whole.parts[part].question if part is not None else whole  # a part of a chain, on its own
     verdict = grade_answer(instance.spec, answer)
     if verdict.verdict == "invalid":
         raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
@@ -91,13 +105,65 @@ def _grade_one(key: str, seed: int, answer: str, *, profile: str, dry_run: bool,
     # The ORM only now, to record: a new profile is created in the answer's own transaction (a kill
     # between the two must not leave a learner with no answer).
     from quizzer.bank.learners import ensure_learner
+    from quizzer.grading.parts import PartVerdict
     from quizzer.learning.study import Study
     from quizzer.templates.catalog import load_catalog
 
     with bank_session() as session:
         learner = ensure_learner(session=session, name=profile, commit=False)
-        Study(session, load_catalog(), learner).record(instance, answer, verdict, seconds)
+        study = Study(session, load_catalog(), learner)
+        if part is None:
+            study.record(instance, answer, verdict, seconds)
+        else:
+            study.record_parts(whole, [(PartVerdict(whole.parts[part].label, verdict), answer)], seconds)
     return verdict
+
+
+def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: str,
+                 dry_run: bool, seconds: float | None) -> dict[str, Any]:
+    """A multi-part question's answers graded together (with follow-through) and recorded, one per part."""
+    from quizzer.bank.learners import ensure_learner
+    from quizzer.grading.parts import whole_outcome
+    from quizzer.learning.study import Study
+    from quizzer.templates.catalog import load_catalog
+    from quizzer.templates.instance import make_instance
+    from quizzer.templates.parts import grade_instance
+
+    instance = make_instance(template, seed)
+    labels = ", ".join(part.label for part in instance.parts)
+    if len(answers) != len(instance.parts):
+        raise UserError(f"{template.key} has {len(instance.parts)} parts ({labels}): give one --answer per part, "
+                        f"in order (got {len(answers)})", where="--answer")
+    verdicts = grade_instance(instance, answers)
+    for verdict, typed in zip(verdicts, answers, strict=True):
+        if verdict.verdict.verdict == "invalid":
+            raise UserError(f"could not read the answer to part ({verdict.label}): {verdict.verdict.feedback}",
+                            where=f"--answer {typed!r}")
+    if not dry_run:  # the ORM only now, to record, as for one answer
+        with bank_session() as session:
+            learner = ensure_learner(session=session, name=profile, commit=False)
+            Study(session, load_catalog(), learner).record_parts(instance, list(zip(verdicts, answers, strict=True)),
+                                                                 seconds)
+    outcome, score = whole_outcome([(v.verdict.score, p.question.points) for v, p in zip(verdicts, instance.parts,
+                                                                                          strict=True)])
+    return {"key": template.key, "seed": seed, "verdict": outcome, "score": score, "points": instance.points,
+            "earned": round(score * instance.points, 6), "recorded": not dry_run,
+            "parts": [{"id": p.id, **v.to_json()} for v, p in zip(verdicts, instance.parts, strict=True)]}
+
+
+def _print_parts(result: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    from quizzer.text.mathtext import render_math
+
+    for part in result["parts"]:
+        carried = " (right on your value)" if part["carried_forward"] else ""
+        typer.echo(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
+                   f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
+        if part["feedback"]:
+            typer.echo(f"    {render_math(part['feedback'])}")
+    typer.echo(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
 
 
 def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import typer
 
-from quizzer.cli.shared import bank_session, check_filters, one_template, reports_errors
+from quizzer.cli.shared import bank_session, check_filters, one_question, reports_errors
 from quizzer.templates import VALIDATION_SEEDS
 
 
@@ -103,21 +103,25 @@ def list_templates(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the questions in the bank."""
-    from quizzer.bank.store import select_templates, template_topics
+    from quizzer.bank.store import part_keys, select_templates, template_topics
 
     with bank_session() as session:
         check_filters(topic=topic, paper=paper)
         rows = select_templates(session=session, topic=topic, week=week, paper=paper)
         links = template_topics(session=session)
+        parts: dict[str, list[str]] = {}  # a chain's other routed IDs, carried by its parts
+        for part_id, (key, _) in part_keys(session=session).items():
+            parts.setdefault(key, []).append(part_id)
     items: list[dict[str, Any]] = [  # JSON objects
         {"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
-         "paper": r.paper, "topics": links.get(r.key, [])} for r in rows]
+         "paper": r.paper, "topics": links.get(r.key, []), "part_ids": parts.get(r.key, [])} for r in rows]
     if as_json:
         typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
         return
     width = max((len(item["key"]) for item in items), default=3)
     for item in items:
-        typer.echo(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}")
+        also = f"  (parts: {', '.join(item['part_ids'])})" if item["part_ids"] else ""
+        typer.echo(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}{also}")
     typer.echo(f"{len(items)} question(s).")
 
 
@@ -161,11 +165,16 @@ def show(
     key: Annotated[str, typer.Argument(help="Question key, e.g. '2024T3_Q1_NA Q277'.")],
     seed: Annotated[int, typer.Option(min=0, help="Instance seed (0 = the notes' canonical numbers).")] = 0,
 ) -> None:
-    """Show one instance of a question with its answer and worked solution."""
+    """Show one instance of a question with its answer and worked solution (a part's routed ID: the
+    question it is part of)."""
     from quizzer.templates.instance import make_instance
     from quizzer.templates.render import render_instance
 
-    typer.echo(render_instance(make_instance(one_template(key), seed), fmt="text", solutions=True))
+    template, part = one_question(key)
+    instance = make_instance(template, seed)
+    if part is not None:
+        typer.echo(f"{key} is part ({instance.parts[part].label}) of {template.key}:\n")
+    typer.echo(render_instance(instance, fmt="text", solutions=True))
 
 
 # --- printing instances -------------------------------------------------------------------------
@@ -188,7 +197,7 @@ def generate(
     from quizzer.templates.render import render_instance, render_json
 
     by_key_only = topic is None and week is None and paper is None
-    templates = current_templates(key) if key and by_key_only else None  # None: the ORM path (see one_template)
+    templates = current_templates(key) if key and by_key_only else None  # None: the ORM path (see one_question)
     if templates is not None:
         instances = instances_of(templates, n=n, seed=seed)
     else:

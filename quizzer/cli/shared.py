@@ -62,23 +62,20 @@ def read_text(file: Path) -> str:
         raise UserError(f"cannot read the file: {reason}", where=str(file)) from None
 
 
-def template_by_key(session: Session, key: str) -> Any:
-    from quizzer.bank.store import get_template
-
-    return get_template(session=session, key=key)
-
-
-def one_template(key: str) -> Any:
-    """The template a one-question command needs: read with the standard library from a current
-    SQLite bank (``bank.readonly``, no ORM), else through the ORM, which sets the bank up first and
-    names an unknown key with a suggestion."""
+def one_question(key: str) -> tuple[Any, int | None]:
+    """The question a one-question command needs: its template and, for a routed ID that a part of a
+    multi-part question carries, that part's index (else None).  Read with the standard library from
+    a current SQLite bank (``bank.readonly``, no ORM), else through the ORM, which sets the bank up
+    first and names an unknown key with a suggestion."""
     from quizzer.bank.readonly import current_templates
 
     templates = current_templates([key])
     if templates is not None:
-        return templates[0]
+        return templates[0], None
+    from quizzer.bank.store import find_question
+
     with bank_session() as session:
-        return template_by_key(session, key)
+        return find_question(session=session, key=key)
 
 
 def check_filters(*, topic: str | None, paper: str | None) -> None:

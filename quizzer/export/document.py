@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from quizzer.grading.describe import describe
@@ -103,6 +103,17 @@ class Question:
     accepted: str  # how close a typed answer must be ("" when it must be exact)
     notes: tuple[Note, ...]  # the Anki card's misconception notes
     wrong_answers: tuple[CommonWrongAnswer, ...] = ()  # the answer sheets' common wrong answers
+    # A multi-part question: ``instance`` prints its parts one after another under the stem (one question
+    # with sub-questions, for papers, sheets and cards); ``parts`` are the same parts as questions of their
+    # own, for an LMS that takes one item per part; ``whole`` the instance as made (JSON writes it).
+    parts: tuple[Question, ...] = ()
+    label: str = ""  # a part's letter ("b"), with ``number`` its question's
+    whole: Instance | None = None
+
+    @property
+    def items(self) -> tuple[Question, ...]:
+        """What an LMS gets: one item per part of a multi-part question, else the question itself."""
+        return self.parts or (self,)
 
     @property
     def sheet_answer(self) -> str:
@@ -181,7 +192,15 @@ def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
                  versions=versions, layout=layout)
 
 
+# What an LMS item of one part says: it cannot carry a learner's answer from one item into the next.
+FOLLOW_THROUGH_NOTE = ("*Part ({label}) of a multi-part question. This item is marked on its own: an answer right on "
+                       "your own (wrong) answer to an earlier part is not credited here; `quizzer grade` marks that "
+                       "follow-through.*")
+
+
 def _question(number: int, instance: Instance) -> Question:
+    if instance.parts:
+        return _multi_part(number, instance)
     spec = instance.spec
     accepted = spec.tolerance.describe() if instance.kind in TOLERANT_KINDS else ""
     kind = "choice" if instance.kind == "multi" else instance.kind  # a select-all distractor is one option
@@ -195,6 +214,27 @@ def _question(number: int, instance: Instance) -> Question:
     wrong_answers = (_wrong_answer(instance, mistake) for mistake in instance.mistakes)
     return Question(number=number, instance=instance, answer=instance.answer_text, accepted=accepted, notes=notes,
                     wrong_answers=tuple(wrong for wrong in wrong_answers if wrong.mistake or wrong.feedback))
+
+
+def _multi_part(number: int, instance: Instance) -> Question:
+    """One question with sub-questions: the stem, then each part with its letter, marks and answer."""
+    parts = tuple(
+        replace(_question(number, replace(part.question, title=f"{instance.title} ({part.label})",
+                                          prompt=f"{part.standalone_prompt}\n\n"
+                                                 f"{FOLLOW_THROUGH_NOTE.format(label=part.label)}")),
+                label=part.label)
+        for part in instance.parts)
+    asked = [f"**({part.label})** {part.question.prompt.strip()} ({marks(part.question.points)})"
+             for part in instance.parts]
+    prompt = "\n\n".join([instance.prompt.rstrip(), *asked])
+    return Question(
+        number=number, instance=replace(instance, prompt=prompt),
+        answer="\n".join(f"- ({q.label}) {q.sheet_answer}" for q in parts),
+        accepted="; ".join(f"({q.label}) {q.accepted}" for q in parts if q.accepted),
+        notes=tuple(Note(f"({q.label}) {note.answer}", note.feedback) for q in parts for note in q.notes),
+        wrong_answers=tuple(replace(wrong, answer=f"({q.label}) {wrong.answer}") for q in parts
+                            for wrong in q.wrong_answers),
+        parts=parts, whole=instance)
 
 
 def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:

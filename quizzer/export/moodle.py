@@ -54,7 +54,8 @@ from quizzer.templates.instance import Instance
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     del sections  # a question bank always holds questions and answers together
-    rendered = [(_category(question), _question(question)) for question in paper.each()]
+    # A multi-part question is one item per part (Moodle cannot carry an answer into the next item).
+    rendered = [(_category(item), _question(item)) for question in paper.each() for item in question.items]
     parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
     for topic, group in groupby(sorted(rendered, key=lambda item: item[0]), key=lambda item: item[0]):
         parts.append(f'<question type="category"><category><text>$course$/quizzer/{escape(topic)}</text>'
@@ -78,7 +79,8 @@ def _question(question: Question) -> str:
             f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
             "</generalfeedback>\n"
             f"<defaultgrade>{_number(instance.points)}</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
-            f"<idnumber>{escape(f'{instance.key}@{instance.seed}')}</idnumber>\n"
+            f"<idnumber>{escape(f'{instance.key}@{instance.seed}' + (f'#{question.label}' * bool(question.label)))}"
+            "</idnumber>\n"
             f"{answers}</question>")
 
 
@@ -255,4 +257,4 @@ _IN_MOODLE = {"expression": _TEXT_ONLY, "order": _ALL_OR_NOTHING}  # what Moodle
 def _name(question: Question) -> str:
     """The question's name in Moodle's bank: number, title, and where it came from."""
     instance = question.instance
-    return f"{question.number}. {instance.title} [{instance.key} · seed {instance.seed}]"
+    return f"{question.number}{question.label}. {instance.title} [{instance.key} · seed {instance.seed}]"

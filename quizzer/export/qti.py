@@ -51,7 +51,8 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     assessment = ET.SubElement(root, "assessment", ident=ASSESSMENT, title=paper.title)
     section = ET.SubElement(assessment, "section", ident="root_section")
     for question in paper.each():
-        section.append(_item(question))
+        for item in question.items:  # one item per part of a multi-part question
+            section.append(_item(item))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
         for name, element in ((f"{ASSESSMENT}/{ASSESSMENT}.xml", root), ("imsmanifest.xml", _manifest())):
@@ -76,10 +77,12 @@ def _manifest() -> ET.Element:
 def _item(question: Question) -> ET.Element:
     instance = question.instance
     qtype, build = _TYPES[instance.kind]
-    item = ET.Element("item", ident=f"q{question.number}", title=f"{question.number}. {instance.title}")
+    item = ET.Element("item", ident=f"q{question.number}{question.label}",
+                      title=f"{question.number}{question.label}. {instance.title}")
     fields = ET.SubElement(ET.SubElement(item, "itemmetadata"), "qtimetadata")
     for label, entry in (("question_type", qtype), ("points_possible", f"{instance.points:g}"),
-                         ("quizzer_instance", f"{instance.key}@{instance.seed}")):
+                         ("quizzer_instance", f"{instance.key}@{instance.seed}"
+                                              + (f"#{question.label}" if question.label else ""))):
         field = ET.SubElement(fields, "qtimetadatafield")
         ET.SubElement(field, "fieldlabel").text = label
         ET.SubElement(field, "fieldentry").text = entry

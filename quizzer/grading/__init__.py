@@ -15,7 +15,8 @@ prompt) with ``short_of_precision``; ``digits`` the digits each typed number giv
 ``match`` ``values_match`` per kind, and expression equivalence by sampling;
 ``hints`` the words of a wrong answer's feedback (sign, power of ten, entries off, precision);
 ``verdict`` ``AnswerSpec``, ``WrongAnswer``, ``grade`` / ``self_grade`` → ``Verdict`` with score,
-feedback and the misconception.
+feedback and the misconception;
+``parts`` a multi-part question's answers graded in order, with follow-through (``PartVerdict``).
 May import: ``quizzer.common``, ``quizzer.text`` (an expression shown as maths) and NumPy. Never the
 bank, the UI, an exporter or torch: grading is pure, so the app, the CLI, the exports and the
 report all grade the same way.

@@ -28,14 +28,16 @@ from sqlmodel import Session
 
 from quizzer.bank.db import begin_write
 from quizzer.bank.learners import ensure_learner
-from quizzer.bank.store import all_templates
+from quizzer.bank.store import all_templates, part_keys
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
+from quizzer.grading.parts import PartVerdict
 from quizzer.grading.verdict import Verdict, grade
 from quizzer.learning.study import Study
 from quizzer.templates import MAX_SEED
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.parts import LABELS
 from quizzer.templates.schema import Template
 
 REQUIRED = ("key", "seed", "answer")
@@ -152,6 +154,7 @@ class BatchGrader:
     def __init__(self, session: Session, catalog: Catalog, *, profile: str, dry_run: bool) -> None:
         self.session, self.catalog, self.profile, self.dry_run = session, catalog, profile, dry_run
         self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=session)}
+        self.parts = part_keys(session=session)  # a chain's part is graded on its own by its routed ID
         self.studies: dict[str, Study] = {}
         self.instances: dict[tuple[str, int], Instance] = {}
         self.verdicts: dict[tuple[str, int, str], Verdict] = {}
@@ -171,12 +174,16 @@ class BatchGrader:
             study.stage_for_commit()
 
     def grade(self, line: Line) -> dict[str, Any]:
-        instance = self._instance(line)
+        whole, part = self._instance(line)
+        instance = whole.parts[part].question if part is not None else whole
         learner = line.learner or self.profile
         verdict = self._verdict(line, instance)
         if verdict.verdict == "invalid":  # checked before a learner is created for it
             raise BadLine(line.number, f"could not read the answer {line.answer[:60]!r}: {verdict.feedback}")
-        if not self.dry_run:
+        if not self.dry_run and part is not None:
+            self._study(learner).record_parts(whole, [(PartVerdict(whole.parts[part].label, verdict), line.answer)],
+                                              line.seconds)
+        elif not self.dry_run:
             self._study(learner).record(instance, line.answer, verdict, line.seconds)
         return {"line": line.number, "learner": learner,
                 **verdict.to_json(line.key, line.seed, recorded=not self.dry_run),
@@ -189,12 +196,21 @@ class BatchGrader:
         return _remembered(self.verdicts, (line.key, line.seed, line.answer), VERDICTS_KEPT,
                            lambda: grade(instance.spec, line.answer))
 
-    def _instance(self, line: Line) -> Instance:
-        template = self.templates.get(line.key)
+    def _instance(self, line: Line) -> tuple[Instance, int | None]:
+        """The instance a line answers, and the part of it (a chain's part, by its routed ID), if any."""
+        key, part = self.parts.get(line.key, (line.key, None))
+        template = self.templates.get(key)
         if template is None:
-            raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, self.templates)}")
-        return _remembered(self.instances, (line.key, line.seed), INSTANCES_KEPT,
-                           lambda: make_instance(template, line.seed))
+            known = [*self.templates, *self.parts]
+            raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, known)}")
+        if template.parts and part is None:
+            labels = ", ".join(LABELS[:len(template.parts)])
+            raise BadLine(line.number, f"{line.key!r} is a multi-part question (parts {labels}): a line answers one "
+                                       "part by its routed ID; grade all parts together with 'quizzer grade KEY "
+                                       "--seed N --answer … --answer …'")
+        instance = _remembered(self.instances, (key, line.seed), INSTANCES_KEPT,
+                               lambda: make_instance(template, line.seed))
+        return instance, part
 
     def _study(self, name: str) -> Study:
         if name not in self.studies:

@@ -136,7 +136,7 @@ class TemplateLike(Protocol):
     def topics(self) -> Sequence[str]: ...
 
     @property
-    def kind(self) -> str: ...
+    def answered_kind(self) -> str: ...  # what each attempt answers: a multi-part question's parts' kind
 
     @property
     def option_count(self) -> int | None: ...
@@ -223,12 +223,12 @@ class MasteryTracker:
             return ()
         params, topics = self.params, tuple(dict.fromkeys(template.topics))  # a topic listed twice is one
         right = attempt.verdict == "correct"
-        weight = params.recall_weight if template.kind == RECALL_KIND else 1.0
+        weight = params.recall_weight if template.answered_kind == RECALL_KIND else 1.0
         previous = self._last_answer.get(attempt.key)
         if previous is not None and at - previous < params.short_term:
             weight *= params.repeat_weight
         self._last_answer[attempt.key] = at
-        guess = guess_probability(template.kind, template.option_count, params)
+        guess = guess_probability(template.answered_kind, template.option_count, params)
         # P(answer | θ) on the grid; a partial score s is a soft observation, s of "right" and 1 − s of "wrong".
         likelihood = [math.log(attempt.score * p + (1 - attempt.score) * (1 - p))
                       for p in (p_right(t, guess, params) for t in GRID)]
@@ -242,9 +242,9 @@ class MasteryTracker:
             evidence.attempts += 1
             evidence.correct += right
             evidence.last_seen = at
-            if right and position == 0 and template.kind != RECALL_KIND:
+            if right and position == 0 and template.answered_kind != RECALL_KIND:
                 evidence.right.add(attempt.key)
-                if template.kind in COMPUTED_KINDS:
+                if template.answered_kind in COMPUTED_KINDS:
                     evidence.computed.add(attempt.key)
             self._summaries.pop(topic, None)
         return topics
@@ -265,7 +265,7 @@ class MasteryTracker:
         template = self.templates[key]
         mean = self.topic(template.topics[0]).mean
         assert mean is not None, "computed by _summary"
-        return p_right(mean, guess_probability(template.kind, template.option_count, self.params), self.params)
+        return p_right(mean, guess_probability(template.answered_kind, template.option_count, self.params), self.params)
 
 
 def _summary(evidence: _Evidence, params: MasteryParams) -> TopicMastery:

@@ -30,7 +30,8 @@ from quizzer.learning.mastery import as_utc
 from quizzer.learning.review import ReviewState
 
 FORMAT = "quizzer-progress"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: attempts carry their part and follow-through (a multi-part question)
+READABLE_VERSIONS = (1, 2)  # a version-1 file is a version-2 one with no parts
 
 
 class _Strict(BaseModel):
@@ -46,6 +47,9 @@ class AttemptRecord(_Strict):
     misconception: str | None
     seconds: float | None = Field(ge=0)
     created_at: AwareDatetime
+    # A multi-part question's part and follow-through (bank schema 3); absent in older files.
+    part: str | None = Field(default=None, pattern=r"^[a-h]$")
+    carried_forward: bool = False
 
 
 class ReviewRecord(_Strict):
@@ -100,7 +104,8 @@ def export_progress(*, session: Session, learner: Learner) -> dict[str, Any]:
         "exported_at": utcnow().isoformat(), "quizzer": __version__,
         "attempts": [{"template_key": a.template_key, "seed": a.seed, "response": a.response, "verdict": a.verdict,
                       "score": a.score, "misconception": a.misconception, "seconds": a.seconds,
-                      "created_at": as_utc(a.created_at).isoformat()} for a in attempts],
+                      "created_at": as_utc(a.created_at).isoformat(), "part": a.part,
+                      "carried_forward": a.carried_forward} for a in attempts],
         "reviews": [{"template_key": c.template_key, "state": json.loads(c.state_json),
                      "due": as_utc(c.due).isoformat(), "updated_at": as_utc(c.updated_at).isoformat()}
                     for c in cards],
@@ -123,9 +128,9 @@ def read_document(text: str, *, where: str) -> ProgressDocument:
         raise UserError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})", where=where) from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise UserError(f"not a quizzer progress file (no \"format\": \"{FORMAT}\")", where=where)
-    if raw.get("version") != FORMAT_VERSION:
+    if raw.get("version") not in READABLE_VERSIONS:
         raise UserError(f"progress format version {raw.get('version')!r} is not one this quizzer reads "
-                        f"({FORMAT_VERSION})", where=where)
+                        f"({', '.join(map(str, READABLE_VERSIONS))})", where=where)
     try:
         return ProgressDocument.model_validate_json(text)
     except ValidationError as exc:
@@ -143,11 +148,11 @@ def import_progress(*, session: Session, document: ProgressDocument, profile: st
     session.add(learner)
     session.flush()
     assert learner.id is not None, "a flushed learner"
-    present = {_natural_key(a.template_key, a.seed, a.created_at, a.response)
+    present = {_natural_key(a.template_key, a.seed, a.created_at, a.response, a.part)
                for a in session.exec(select(Attempt).where(Attempt.learner_id == learner.id)).all()}
     added = 0
     for record in document.attempts:
-        key = _natural_key(record.template_key, record.seed, record.created_at, record.response)
+        key = _natural_key(record.template_key, record.seed, record.created_at, record.response, record.part)
         if key not in present:
             present.add(key)
             session.add(Attempt(learner_id=learner.id, **record.model_dump(exclude={"created_at"}),
@@ -188,5 +193,7 @@ def _require_templates(session: Session, document: ProgressDocument, where: str)
                                 where=where)
 
 
-def _natural_key(template_key: str, seed: int, created_at: datetime, response: str) -> tuple[str, int, datetime, str]:
-    return template_key, seed, as_utc(created_at), response
+def _natural_key(template_key: str, seed: int, created_at: datetime, response: str,
+                 part: str | None) -> tuple[str, int, datetime, str, str | None]:
+    """One answer, whichever bank holds it (the parts of one multi-part answer share the rest)."""
+    return template_key, seed, as_utc(created_at), response, part

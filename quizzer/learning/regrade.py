@@ -27,10 +27,12 @@ from quizzer.bank.models import Attempt, Meta, ReviewCard
 from quizzer.bank.ready import open_ready_bank
 from quizzer.bank.store import all_templates
 from quizzer.common.errors import TemplateError
+from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import RULES_VERSION, Verdict, grade
 from quizzer.learning.mastery import as_utc
 from quizzer.learning.review import ReviewState, after_answer
 from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.parts import LABELS, grade_instance
 from quizzer.templates.schema import Template
 
 
@@ -83,54 +85,86 @@ def regrade(session: Session) -> Regraded:
     attempts = list(session.exec(select(Attempt).order_by(col(Attempt.created_at), col(Attempt.id))).all())
     instances: dict[tuple[str, int], Instance | None] = {}
     changed = 0
-    for attempt in attempts:
-        verdict = _regraded(attempt, templates, instances)
-        if verdict is None:
-            continue  # its question no longer renders, or the answer no longer reads: the old grade stands
-        new = (verdict.verdict, verdict.score, verdict.misconception)
-        if new != (attempt.verdict, attempt.score, attempt.misconception):
-            attempt.verdict, attempt.score, attempt.misconception = new
-            session.add(attempt)
-            changed += 1
+    for answer in _answers(attempts):
+        for attempt, graded in zip(answer, _regraded(answer, templates, instances), strict=True):
+            if graded is None:
+                continue  # its question no longer renders, or the answer no longer reads: the old grade stands
+            verdict, carried = graded
+            new = (verdict.verdict, verdict.score, verdict.misconception, carried)
+            if new != (attempt.verdict, attempt.score, attempt.misconception, attempt.carried_forward):
+                attempt.verdict, attempt.score, attempt.misconception, attempt.carried_forward = new
+                session.add(attempt)
+                changed += 1
     cards = _replay_reviews(session, attempts, templates)
     return Regraded(len(attempts), changed, cards)
 
 
-def _regraded(attempt: Attempt, templates: dict[str, Template],
-              instances: dict[tuple[str, int], Instance | None]) -> Verdict | None:
-    template = templates.get(attempt.template_key)
-    if template is None:
-        return None
-    key = (attempt.template_key, attempt.seed)
-    if key not in instances:
+def _answers(attempts: list[Attempt]) -> list[list[Attempt]]:
+    """The attempts as answers: one attempt, or the parts of one multi-part answer (recorded together:
+    same learner, question, seed and moment)."""
+    answers: list[list[Attempt]] = []
+    for attempt in attempts:
+        last = answers[-1][-1] if answers else None
+        if (attempt.part is not None and last is not None and last.part is not None
+                and (last.learner_id, last.template_key, last.seed, last.created_at)
+                == (attempt.learner_id, attempt.template_key, attempt.seed, attempt.created_at)):
+            answers[-1].append(attempt)
+        else:
+            answers.append([attempt])
+    return answers
+
+
+def _regraded(answer: list[Attempt], templates: dict[str, Template],
+              instances: dict[tuple[str, int], Instance | None]) -> list[tuple[Verdict, bool] | None]:
+    """Each attempt's new (verdict, carried forward), None where the old grade stands."""
+    first = answer[0]
+    template = templates.get(first.template_key)
+    key = (first.template_key, first.seed)
+    if template is not None and key not in instances:
         try:
-            instances[key] = make_instance(template, attempt.seed)
+            instances[key] = make_instance(template, first.seed)
         except TemplateError:
             instances[key] = None
-    instance = instances[key]
-    if instance is None:
-        return None
-    verdict = grade(instance.spec, attempt.response)
-    return None if verdict.verdict == "invalid" else verdict
+    instance = instances.get(key)
+    if instance is None or bool(instance.parts) != (first.part is not None):
+        # A single question since made a chain (or back): its old answers keep their grades.
+        return [None] * len(answer)
+    if not instance.parts:
+        verdict = grade(instance.spec, first.response)
+        return [None if verdict.verdict == "invalid" else (verdict, False)]
+    typed = {attempt.part: attempt.response for attempt in answer}
+    by_label = {v.label: v for v in grade_instance(instance, [typed.get(p.label, "") for p in instance.parts])}
+    return [None if (v := by_label.get(a.part or "")) is None or v.verdict.verdict == "invalid"
+            else (v.verdict, v.carried_forward) for a in answer]
 
 
 def _replay_reviews(session: Session, attempts: list[Attempt], templates: dict[str, Template]) -> int:
-    """Each (learner, question) card rebuilt from its attempts in order, as Study records them."""
-    history: dict[tuple[int, str], list[Attempt]] = defaultdict(list)
-    for attempt in attempts:
-        history[(attempt.learner_id, attempt.template_key)].append(attempt)
+    """Each (learner, question) card rebuilt from its answers in order, as Study records them (a
+    multi-part answer is one review step, scored by the marks its parts earned)."""
+    history: dict[tuple[int, str], list[list[Attempt]]] = defaultdict(list)
+    for answer in _answers(attempts):
+        history[(answer[0].learner_id, answer[0].template_key)].append(answer)
     for learner_id, key in history:
         session.exec(delete(ReviewCard).where(col(ReviewCard.learner_id) == learner_id,
                                               col(ReviewCard.template_key) == key))
-    for (learner_id, key), answered in history.items():
+    for (learner_id, key), answers in history.items():
         state: ReviewState | None = None
-        for attempt in answered:
-            state = after_answer(state, verdict=attempt.verdict, score=attempt.score, seconds=attempt.seconds,
-                                 kind=templates[key].kind, response=attempt.response, at=as_utc(attempt.created_at))
+        for answer in answers:
+            verdict, score = _review_outcome(answer, templates[key])
+            state = after_answer(state, verdict=verdict, score=score, seconds=answer[0].seconds,
+                                 kind=templates[key].kind, response=" | ".join(a.response for a in answer),
+                                 at=as_utc(answer[0].created_at))
         assert state is not None, "every history holds an attempt"
         session.add(ReviewCard(learner_id=learner_id, template_key=key, state_json=state.to_json(), due=state.due,
-                               updated_at=answered[-1].created_at))
+                               updated_at=answers[-1][0].created_at))
     return len(history)
+
+
+def _review_outcome(answer: list[Attempt], template: Template) -> tuple[str, float]:
+    if answer[0].part is None:
+        return answer[0].verdict, answer[0].score
+    marks = {label: part.marks for label, part in zip(LABELS, template.parts or (), strict=False)}
+    return whole_outcome([(a.score, marks.get(a.part or "", 1.0)) for a in answer])
 
 
 def _stored_rules(session: Session) -> int:

@@ -40,6 +40,7 @@ SCHEDULER = Scheduler(enable_fuzzing=False)
 TYPICAL_SECONDS: dict[str, float] = {
     "bool": 20, "choice": 30, "multi": 45, "order": 60, "integer": 60, "number": 90, "shape": 45,
     "vector": 120, "matrix": 180, "expression": 120, "text": 180,
+    "parts": 240,  # a chain of two or three typed steps, answered as one question
 }
 SLOW_FACTOR = 2.0
 SELF_RATINGS: dict[str, Rating] = {

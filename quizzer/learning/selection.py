@@ -19,10 +19,10 @@ def choose_instances(*, session: Session, keys: Sequence[str] = (), topic: str |
     """The templates the filters select from the bank, instantiated by :func:`instances_of`."""
     # The ORM only here: ``generate -k KEY`` alone reads its templates through bank.readonly.
     from quizzer.bank.readonly import parse_stored
-    from quizzer.bank.store import get_template, select_templates
+    from quizzer.bank.store import find_question, select_templates
 
-    for key in keys:
-        get_template(session=session, key=key)  # an unknown key is named, with a suggestion
+    # An unknown key is named, with a suggestion; a part's routed ID selects the question it is part of.
+    keys = [find_question(session=session, key=key)[0].key for key in keys]
     rows = select_templates(session=session, keys=keys, topic=topic, week=week, paper=paper)
     if not rows:
         raise UserError("no questions match this selection; see 'quizzer list'")

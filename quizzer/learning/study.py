@@ -21,12 +21,14 @@ from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
+from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
 from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.parts import grade_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
@@ -108,6 +110,7 @@ class Recorded:
 
     attempt_id: int
     card_before: str | None  # the card's state before this answer; None when it had no card
+    also: tuple[int, ...] = ()  # a multi-part answer's other parts' attempts, withdrawn with it
 
 
 @dataclass
@@ -140,8 +143,12 @@ class Study:
 
     @functools.cached_property
     def templates(self) -> dict[str, Template]:
-        """Every question in the bank by key, read on first use: recording an answer needs none."""
-        return {t.key: t for t in all_templates(session=self.session)}
+        """Every question in the bank by key, read on first use: recording an answer needs none. A bank
+        from before a chain was made one question keeps the old single questions its parts replace (their
+        attempts refer to them); they are not offered any more."""
+        templates = all_templates(session=self.session)
+        replaced = {key for t in templates for key in t.part_ids}
+        return {t.key: t for t in templates if t.key not in replaced}
 
     def attempts(self) -> list[Attempt]:
         query = select(Attempt).where(Attempt.learner_id == self.learner_id)
@@ -274,12 +281,56 @@ class Study:
             self._withdraw(instance.key, replacing)
         return self._record(instance, response, verdict, seconds)
 
+    def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None, *,
+                     replacing: Recorded | None = None) -> tuple[tuple[PartVerdict, ...], Recorded | None]:
+        """Grade one response per part of a multi-part question (with follow-through) and record the
+        readable ones together; an unanswered or unreadable part records nothing. ``replacing``: an
+        earlier answer to the question that this one revises (withdrawn in the same commit, as in
+        :meth:`answer`)."""
+        verdicts = grade_instance(instance, list(responses))
+        answered = [(v, r) for v, r in zip(verdicts, responses, strict=True) if v.verdict.verdict != "invalid"]
+        if not answered:
+            return verdicts, None
+        if replacing is not None:
+            self._withdraw(instance.key, replacing)
+        return verdicts, self.record_parts(instance, answered, seconds)
+
+    def record_parts(self, instance: Instance, answered: Sequence[tuple[PartVerdict, str]],
+                     seconds: float | None) -> Recorded | None:
+        """Record graded parts of one multi-part answer (readable ones): one attempt per part, all at the
+        same moment, each with its label and ``carried_forward``; the question's review card takes one
+        step, scored by the marks the answered parts earned out of theirs. None when ``commit_each`` is
+        off (staged, as :meth:`record`)."""
+        now = self._now()
+        marks = {part.label: part.question.points for part in instance.parts}
+        outcome, earned = whole_outcome([(v.verdict.score, marks[v.label]) for v, _ in answered])
+        whole = Verdict(outcome, earned, instance.answer_text, "")
+        before = self._review(instance, " | ".join(r for _, r in answered), whole, seconds, now)
+        rows = [attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed, response=response,
+                            verdict=v.verdict, seconds=seconds, at=now, part=v.label,
+                            carried_forward=v.carried_forward) for v, response in answered]
+        if not self.commit_each:
+            self._staged += rows
+            self._running = None
+            return None
+        attempts = [Attempt(**row) for row in rows]
+        self.session.add_all(attempts)
+        self.session.commit()  # the parts and the review step land together
+        ids = []
+        for attempt in attempts:
+            self.session.refresh(attempt)
+            self._learn_from(attempt)
+            assert attempt.id is not None
+            ids.append(attempt.id)
+        return Recorded(ids[0], before, tuple(ids[1:]))
+
     def _withdraw(self, key: str, earlier: Recorded) -> None:
         """Stage the removal of an attempt and the restoring of the review card it replaced."""
         self._running = None  # mastery is replayed without the withdrawn answer
-        attempt = self.session.get(Attempt, earlier.attempt_id)
-        if attempt is not None:
-            self.session.delete(attempt)
+        for attempt_id in (earlier.attempt_id, *earlier.also):
+            attempt = self.session.get(Attempt, attempt_id)
+            if attempt is not None:
+                self.session.delete(attempt)
         card = self.session.get(ReviewCard, (self.learner_id, key))
         if card is not None and earlier.card_before is None:
             self.session.delete(card)
@@ -290,6 +341,23 @@ class Study:
 
     def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
         now = self._now()
+        before = self._review(instance, response, verdict, seconds, now)
+        if not self.commit_each:
+            self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
+                                            response=response, verdict=verdict, seconds=seconds, at=now))
+            self._running = None  # replayed from the bank after the caller's commit
+            return None
+        # record_attempt commits: the attempt and its review state land together.
+        attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
+                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
+        assert attempt.id is not None
+        self._learn_from(attempt)
+        return Recorded(attempt.id, before)
+
+    def _review(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
+                now: datetime) -> str | None:
+        """Step the question's review card for this answer (in the session, not committed); returns the
+        card's state before it (None: it had no card)."""
         begin_write(self.session)  # another window may be reviewing this card: read it under the lock
         card = self._card(instance.key)
         before = card.state_json if card else None
@@ -301,16 +369,7 @@ class Study:
         if not self.commit_each:
             assert self._batch_cards is not None, "read by _card"
             self._batch_cards[instance.key] = card  # pending until the commit: the next answer must find it
-            self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
-                                            response=response, verdict=verdict, seconds=seconds, at=now))
-            self._running = None  # replayed from the bank after the caller's commit
-            return None
-        # record_attempt commits: the attempt and its review state land together.
-        attempt = record_attempt(session=self.session, learner_id=self.learner_id, key=instance.key,
-                                 seed=instance.seed, response=response, verdict=verdict, seconds=seconds, at=now)
-        assert attempt.id is not None
-        self._learn_from(attempt)
-        return Recorded(attempt.id, before)
+        return before
 
     def stage_for_commit(self) -> None:
         """Without ``commit_each``: put the staged answers in the session, for the caller's commit."""
@@ -332,7 +391,7 @@ class Study:
     def paper_instances(self, paper: str, seed: int) -> list[Instance]:
         """A mock exam: every routed question of ``paper``, in question order, with fresh numbers."""
         keys = sorted((k for k, t in self.templates.items() if t.paper == paper),
-                      key=lambda k: int(k.rsplit("Q", 1)[1]))
+                      key=lambda k: question_number(self.templates[k]))
         if not keys:
             raise LookupError(f"no routed questions for paper {paper!r}")
         return [make_instance(self.templates[k], seed) for k in keys]
@@ -340,3 +399,9 @@ class Study:
     def _now(self) -> datetime:
         return as_utc(self.clock())
 
+
+
+def question_number(template: Template) -> int:
+    """Where a routed question stands in its paper: its number, or its first routed part's (a chain)."""
+    routed = template.key if template.is_routed else template.part_ids[0]
+    return int(routed.rsplit("Q", 1)[1])

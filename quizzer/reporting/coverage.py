@@ -23,6 +23,7 @@ import numpy as np
 from quizzer.common.errors import TemplateError, UserError
 from quizzer.templates.catalog import Catalog, SafeLoader, data_dir
 from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.parts import question_for
 from quizzer.templates.schema import KINDS, Template
 
 TOPIC_GOAL = 10
@@ -81,14 +82,14 @@ class Coverage:
 
 def diagnosed(template: Template) -> set[str]:
     """The misconception ids a template's wrong answers or distractors record."""
-    ids = {m.id for m in template.misconceptions}
+    ids = {m.id for m in (*template.misconceptions, *(m for p in template.parts or () for m in p.misconceptions))}
     return ids | {c.misconception for c in template.choices or () if c.misconception}
 
 
 def measure(templates: Iterable[Template], catalog: Catalog) -> Coverage:
     templates = list(templates)
     topics = Counter(topic for t in templates for topic in t.topics)
-    keys = {t.key for t in templates}
+    keys = {key for t in templates for key in (t.key, *t.part_ids)}  # a part can be a routed record
     papers: dict[str, tuple[int, int]] = {}
     for record in catalog.records.values():
         covered, routed = papers.get(record.paper, (0, 0))
@@ -105,7 +106,7 @@ def measure(templates: Iterable[Template], catalog: Catalog) -> Coverage:
         misconceptions=misconceptions,
         missing_records=sorted(set(catalog.records) - keys),
         templates=len(templates),
-        goals=_goals(per_topic, misconceptions, catalog, {t.key: t for t in templates}),
+        goals=_goals(per_topic, misconceptions, catalog, {k: t for t in templates for k in (t.key, *t.part_ids)}),
     )
 
 
@@ -140,7 +141,7 @@ def reproduced(example: WorkedExample, by_key: dict[str, Template]) -> bool:
     if template is None:
         return False
     try:
-        instance = make_instance(template, 0)
+        instance = question_for(make_instance(template, 0), example.template)  # a chain's part, when it names one
     except TemplateError:
         return False
     if example.shows is not None:

@@ -5,7 +5,8 @@ Owns: ``schema`` (the pydantic model of a template file), ``loader`` (safe YAML,
 (a seeded draw: prompt, answer, misconceptions, solution, figure), ``functions`` and ``figure``
 (what a template may call and draw), ``catalog`` (topics, routed exam records, misconceptions
 from ``data/``), ``render`` (an instance as terminal text, Markdown or JSON), ``sources`` (template
-files on disk and their content hashes).
+files on disk and their content hashes), ``parts`` (a multi-part question's parts, and their answers
+recomputed from a learner's earlier values), ``discovery`` (slips found by rerunning the engine).
 May import: ``engine``, ``quizzer.grading``, ``text``, ``common``. Never the bank or a face.
 """
 

@@ -89,5 +89,5 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, frozenset):
         return sorted(value)
     if isinstance(value, tuple):
-        return list(value)
+        return [jsonable(item) for item in value]  # a multi-part answer holds each part's (arrays too)
     return value

@@ -42,11 +42,11 @@ from quizzer.templates.schema import Template
 # Kinds whose answer is computed from the template's values. A true/false answer is left out: its
 # only wrong answer is the other value, which says nothing about which slip was made.
 DISCOVERABLE_KINDS = frozenset({"number", "integer", "vector", "matrix", "shape"})
-_SLIP_ERRORS = (ExprError, ValueError, TypeError, IndexError, ArithmeticError, FloatingPointError)
+RECOMPUTE_ERRORS = (ExprError, ValueError, TypeError, IndexError, ArithmeticError, FloatingPointError)
 
 
 @functools.lru_cache(maxsize=8192)  # like compile_expr: templates repeat their expressions
-def _called_names(source: str) -> frozenset[str]:
+def expression_names(source: str) -> frozenset[str]:
     return compile_expr(source).names
 
 
@@ -56,7 +56,7 @@ def applicable_mutations(template: Template) -> tuple[Mutation, ...]:
         return ()
     sources = [source for source in (*template.derived.values(), template.answer) if isinstance(source, str)]
     try:
-        names = frozenset().union(*(_called_names(source) for source in sources))
+        names = frozenset().union(*(expression_names(source) for source in sources))
     except ExprError:
         return ()
     return affecting(names)
@@ -78,22 +78,33 @@ def slipped_answer(template: Template, values: Mapping[str, Any], mutation: Muta
     instance's own, and an answer that depends on none of them is the instance's answer."""
     from quizzer.templates.instance import coerce  # instance builds the Discovery that calls this
 
-    slipped = set(mutation.replaces)
-    env: dict[str, Any] = dict(values)
     functions = _slipped_table(mutation)
     try:
         with shared_budget(), np.errstate(all="ignore"):
-            for name, source in template.derived.items():
-                if isinstance(source, str) and _called_names(source) & slipped:
-                    env[name] = evaluate(compile_expr(source), env, functions)
-                    slipped.add(name)
+            env, slipped = recompute_derived(template, values, set(mutation.replaces), functions)
             assert isinstance(template.answer, str)
-            if not _called_names(template.answer) & slipped:
+            if not expression_names(template.answer) & slipped:
                 return None
             value = evaluate(compile_expr(template.answer), env, functions)
         return coerce(template, template.kind, value, "answer")
-    except (*_SLIP_ERRORS, TemplateError):  # TemplateError: not of the answer's form under this slip
+    except (*RECOMPUTE_ERRORS, TemplateError):  # TemplateError: not of the answer's form under this slip
         return None
+
+
+def recompute_derived(template: Template, values: Mapping[str, Any], changed: set[str],
+                      functions: Mapping[str, Costed], keep: Mapping[str, Any] | None = None,
+                      ) -> tuple[dict[str, Any], set[str]]:
+    """The instance's values with every derived value that depends on ``changed`` (names of slipped
+    functions or of values replaced in ``keep``) evaluated again, in order; the others are kept as they
+    are. Returns the values and every name that changed. Shared by discovery (a slipped function) and
+    follow-through (a learner's own value for a derived one, kept as given). The caller opens the budget."""
+    env: dict[str, Any] = dict(values) | dict(keep or {})
+    changed = changed | set(keep or {})
+    for name, source in template.derived.items():
+        if name not in (keep or {}) and isinstance(source, str) and expression_names(source) & changed:
+            env[name] = evaluate(compile_expr(source), env, functions)
+            changed.add(name)
+    return env, changed
 
 
 FEEDBACK_PREFIX = "Rerunning the calculation with one slip gives your answer. "

@@ -29,6 +29,7 @@ from quizzer.grading.budget import current as current_budget
 from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, numpy_quiet
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import order_score
+from quizzer.grading.parts import Step
 from quizzer.grading.tolerance import Tolerance, asked_precision
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
@@ -65,6 +66,7 @@ class Instance:
     mistakes: tuple[Mistake, ...] = ()   # what each known mistake answers here, as it would be typed
     points: float = 1.0  # marks: the template's ``points:`` or its kind's default
     values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    parts: tuple[PartInstance, ...] = ()  # kind 'parts': its steps, asked in order (quizzer.templates.parts)
 
     def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -78,12 +80,47 @@ class Instance:
                      "mistakes": [mistake.to_json() for mistake in self.mistakes]}
         if self.figure is not None and (solutions or self.figure.where == "prompt"):
             data["figure"] = self.figure.to_json()
+        if self.parts:
+            data["parts"] = [part.to_json(solutions=solutions) for part in self.parts]
+        return data
+
+
+@dataclass(frozen=True)
+class PartInstance:
+    """One step of a multi-part instance: a question of its own (``question``: its kind, prompt, spec,
+    answer, mistakes and points; keyed by the part's routed ID if it has one) and how grading follows
+    an earlier part's error through it (``step``)."""
+
+    label: str            # "a", "b", …
+    id: str | None        # the routed exam record this step is
+    stem: str             # the shared question text the part's prompt continues
+    question: Instance
+    step: Step
+
+    @property
+    def standalone_prompt(self) -> str:
+        """The part asked on its own (a separate LMS item, ``show`` of its routed ID): stem, then the part."""
+        return f"{self.stem.rstrip()}\n\n{self.question.prompt}"
+
+    def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
+        data: dict[str, Any] = {"part": self.label, "id": self.id, "kind": self.question.kind,
+                                "prompt": self.question.prompt, "points": self.question.points,
+                                "follow_through": self.step.follow_through,
+                                "depends_on": sorted(self.step.depends)}
+        if solutions:
+            data |= {"answer_of": self.step.name, "answer": jsonable(self.question.answer),
+                     "answer_text": self.question.answer_text,
+                     "mistakes": [mistake.to_json() for mistake in self.question.mistakes]}
         return data
 
 
 def make_instance(template: Template, seed: int, budget: Budget | None = None) -> Instance:
     """Sample, compute and render one instance of ``template``, spending from ``budget`` (a new one unless
     given: ``quizzer validate`` passes its own to add up what all seeds cost)."""
+    if template.parts:
+        from quizzer.templates.parts import make_parts_instance  # it builds each part with make_instance
+
+        return make_parts_instance(template, seed, budget)
     with shared_budget(budget), numpy_quiet():  # every expression of one instance spends from one budget
         env = sample_values(template, seed)
         order = _choice_order(template, seed)

@@ -22,6 +22,10 @@ def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = 
     lines += [f"{'- ' if fmt == 'md' else '  '}({chr(97 + i)}) {math(text)}" for i, text in enumerate(instance.choices)]
     if instance.choices:
         lines.append("")
+    for part in instance.parts:  # one after another, each with its routed ID and marks
+        routed = f" [{part.id}]" if part.id else ""
+        lines += [f"{'**' if fmt == 'md' else '  '}({part.label}){'**' if fmt == 'md' else ''}{routed} "
+                  f"{math(part.question.prompt).rstrip()}  ({part.question.points:g} marks)", ""]
     if solutions:
         bold = "**" if fmt == "md" else ""
         lines += [f"{bold}Answer:{bold} {math(instance.answer_text)}", "", f"{bold}Solution.{bold}",

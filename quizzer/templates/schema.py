@@ -14,9 +14,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression", "text")
+KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression", "text",
+         "parts")
 Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression",
-               "text"]
+               "text", "parts"]
+# A part asks for one computed value, which a later part may be computed from (follow-through).
+PART_KINDS = ("number", "integer", "vector", "matrix")
+PartKind = Literal["number", "integer", "vector", "matrix"]
 # Marks a question is worth when its template gives no ``points:``: by how much work its answer takes.
 DEFAULT_POINTS: dict[str, float] = {"bool": 1, "choice": 1, "shape": 1, "integer": 2, "number": 2, "multi": 2,
                                     "order": 2, "expression": 2, "vector": 2, "matrix": 3, "text": 4}
@@ -184,6 +188,33 @@ def _variable_name(name: str) -> str:
 VariableName = Annotated[str, AfterValidator(_variable_name)]
 
 
+class Part(_Strict):
+    """One step of a multi-part (``kind: parts``) question: it asks for one derived value.
+
+    A later part computed from an earlier part's value is graded on the learner's own value
+    too (follow-through); ``follow_through`` is the credit that earns (1 = full)."""
+
+    id: str | None = Field(default=None, description="the routed exam record this step is, if any")
+    prompt: Text
+    answer: str = Field(description="the name of the derived value this part asks for")
+    kind: PartKind
+    tolerance: Tolerance = Tolerance()
+    points: float | None = Field(default=None, gt=0, le=100)
+    follow_through: float = Field(default=1.0, ge=0, le=1)
+    misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
+
+    @field_validator("id")
+    @classmethod
+    def _routed(cls, key: str | None) -> str | None:
+        if key is not None and not ROUTED_KEY.fullmatch(key):
+            raise ValueError(f"{key!r} is not a routed record ID like '2024T3_Q1_NA Q278'")
+        return key
+
+    @property
+    def marks(self) -> float:
+        return self.points if self.points is not None else DEFAULT_POINTS[self.kind]
+
+
 class Template(_Strict):
     key: str
     title: str = Field(min_length=3, max_length=200)
@@ -213,6 +244,8 @@ class Template(_Strict):
     figure: FigureSpec | None = None
     tags: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(default_factory=list, max_length=20)
     points: float | None = Field(default=None, gt=0, le=100, description="marks (default: by kind, DEFAULT_POINTS)")
+    # kind 'parts': the steps of one calculation, asked one after another (quizzer.templates.parts).
+    parts: list[Part] | None = Field(default=None, min_length=2, max_length=8)
 
     @field_validator("key")
     @classmethod
@@ -252,6 +285,10 @@ class Template(_Strict):
     @model_validator(mode="after")
     def _kind_fields(self) -> Template:
         has_choices = self.choices is not None
+        if (self.kind == "parts") != (self.parts is not None):
+            raise ValueError("kind 'parts' lists its steps under 'parts', and only kind 'parts' has 'parts'")
+        if self.kind == "parts":
+            return self._parts_fields()
         if self.kind in ("choice", "multi"):
             if not has_choices:
                 raise ValueError(f"kind {self.kind!r} needs 'choices'")
@@ -289,6 +326,36 @@ class Template(_Strict):
                 raise ValueError(f"canonical values for unknown params: {', '.join(unknown)}")
         return self
 
+    def _parts_fields(self) -> Template:
+        """A multi-part question asks everything in its parts: nothing answered at the top level."""
+        stray = [name for name in ("answer", "choices", "items", "points") if getattr(self, name) is not None]
+        stray += [name for name in ("misconceptions", "variables") if getattr(self, name)]
+        if stray:
+            raise ValueError(f"kind 'parts' gives {', '.join(map(repr, stray))} in each part, not at the top level")
+        # The first part may carry the template's own routed key: a chain keyed by its first record.
+        ids = [self.key, *(part.id for i, part in enumerate(self.parts or ())
+                           if part.id and (i or part.id != self.key))]
+        twice = sorted({key for key in ids if ids.count(key) > 1})
+        if twice:
+            raise ValueError(f"{twice[0]!r} names two steps: each routed ID belongs to one question or part "
+                             "(only the first part may carry the question's own key)")
+        for i, part in enumerate(self.parts or ()):
+            if part.answer not in self.derived:
+                raise ValueError(f"parts.{i}.answer: {part.answer!r} is not a derived value (a part names the "
+                                 f"derived value it asks for; derived: {', '.join(self.derived) or 'none'})")
+        return self
+
+    @property
+    def answered_kind(self) -> str:
+        """The kind each attempt at this question answers (mastery's guess rate): a multi-part question's
+        attempts answer its parts, all typed answers (PART_KINDS), as hard to guess as each other."""
+        return self.parts[0].kind if self.parts else self.kind
+
+    @property
+    def part_ids(self) -> tuple[str, ...]:
+        """The routed IDs this question's parts carry besides its own key (none for a single question)."""
+        return tuple(part.id for part in self.parts or () if part.id and part.id != self.key)
+
     @property
     def option_count(self) -> int | None:
         """How many options (choice, multi) or steps (order) a learner picks from; None for other kinds."""
@@ -297,16 +364,21 @@ class Template(_Strict):
     @property
     def marks(self) -> float:
         """What the question is worth: its ``points:``, else the default for its kind."""
+        if self.parts:
+            return sum(part.marks for part in self.parts)
         return self.points if self.points is not None else DEFAULT_POINTS[self.kind]
 
     @property
     def paper(self) -> str | None:
-        match = ROUTED_KEY.fullmatch(self.key)
+        """The paper of its routed key, or of its parts' routed IDs (a chain is one paper's questions)."""
+        match = ROUTED_KEY.fullmatch(self.key) or next(
+            (m for m in map(ROUTED_KEY.fullmatch, self.part_ids) if m), None)
         return match.group("paper") if match else None
 
     @property
     def is_routed(self) -> bool:
-        return self.paper is not None
+        """Whether its key is a routed record ID (its parts may carry more: ``part_ids``)."""
+        return ROUTED_KEY.fullmatch(self.key) is not None
 
 
 @functools.cache

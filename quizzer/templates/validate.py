@@ -26,6 +26,7 @@ from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
+from quizzer.templates.parts import check_parts
 from quizzer.templates.schema import Template
 from quizzer.templates.sources import template_files
 
@@ -45,15 +46,20 @@ def check_references(template: Template, catalog: Catalog) -> None:
         if topic not in catalog.topics:
             _fail(template, f"topics.{i}", f"unknown topic {topic!r}{did_you_mean(topic, catalog.topics)}")
     used = [(f"misconceptions.{i}.id", m.id) for i, m in enumerate(template.misconceptions)]
+    used += [(f"parts.{i}.misconceptions.{j}.id", m.id) for i, part in enumerate(template.parts or ())
+             for j, m in enumerate(part.misconceptions)]
     used += [(f"choices.{i}.misconception", c.misconception) for i, c in enumerate(template.choices or [])
              if c.misconception]
     for field, misconception in used:
         if misconception not in catalog.misconceptions:
             _fail(template, field, f"unknown misconception {misconception!r}"
                   f"{did_you_mean(misconception, catalog.misconceptions)} (see data/misconceptions.yaml)")
-    if template.is_routed and template.key not in catalog.records:
-        _fail(template, "key", f"{template.key!r} is not a routed record in data/routing.yaml"
-              f"{did_you_mean(template.key, catalog.records)}")
+    routed = [("key", template.key)] if template.is_routed else []
+    routed += [(f"parts.{i}.id", part.id) for i, part in enumerate(template.parts or ()) if part.id]
+    for field, key in routed:
+        if key not in catalog.records:
+            _fail(template, field, f"{key!r} is not a routed record in data/routing.yaml"
+                  f"{did_you_mean(key, catalog.records)}")
 
 
 def check_renders(template: Template, seeds: Iterable[int]) -> int:
@@ -141,6 +147,11 @@ def _check_answer_varies(template: Template, answers: set[str], count: int) -> N
 
 def check_instance(instance: Instance) -> None:
     """One rendered instance (interpolation is already complete, or rendering would have failed)."""
+    for part in instance.parts:  # each part is a question of its own, checked as one
+        try:
+            check_instance(part.question)
+        except TemplateError as exc:
+            raise TemplateError(f"part {part.label}: {exc}") from None
     if len(set(instance.choices)) != len(instance.choices):
         raise TemplateError("field 'choices': two choices render to the same text")
     if instance.kind in ("choice", "multi"):
@@ -169,12 +180,15 @@ def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list
         source = read_template_file(path)
         template = load_text(source, where=str(path))
         where = f"{path}: template {template.key!r}"
-        if template.key in first_file:
-            raise TemplateError(f"duplicate key: also defined in {first_file[template.key]}", where=where)
-        first_file[template.key] = path
+        for key in (template.key, *template.part_ids):  # a part's routed ID is as much the file's as its key
+            if key in first_file:
+                raise TemplateError(f"duplicate key: also defined in {first_file[key]}"
+                                    + (f" (as {key!r})" if key != template.key else ""), where=where)
+            first_file[key] = path
         try:
             check_not_bundled(template, path, bundled_files())
             check_references(template, load_catalog())
+            check_parts(template)
             check_renders(template, range(seeds))
         except TemplateError as exc:
             raise TemplateError(_strip_where(exc), where=f"{path}: {exc.where}" if exc.where else where) from None

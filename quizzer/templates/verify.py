@@ -50,6 +50,8 @@ def verify_templates(templates: Iterable[Template], *, seeds: int) -> VerifyRepo
 
 
 def _compare(template: Template, seed: int, a: Instance, b: Instance) -> int:
+    if a.parts:  # each part is a question of its own, with its answer and mistakes
+        return sum(_compare(template, seed, x.question, y.question) for x, y in zip(a.parts, b.parts, strict=True))
     pairs = [("answer", a.answer, b.answer)]
     pairs += [(f"misconception {x.id}", x.value, y.value)
               for x, y in zip(a.spec.wrong_answers, b.spec.wrong_answers, strict=True)]

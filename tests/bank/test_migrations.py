@@ -60,7 +60,8 @@ def test_upgrade_keeps_every_attempt_and_review_for_the_default_learner(
     backup = v1_bank.with_name("bank.sqlite.v1.bak")
     assert content(backup) == before
     err = capsys.readouterr().err
-    assert err == f"quizzer: upgraded the bank to schema version 2; the previous bank is saved as {backup}\n"
+    assert err == (f"quizzer: upgraded the bank to schema version {SCHEMA_VERSION}; "
+                   f"the previous bank is saved as {backup}\n")
 
 
 def schema_of(engine: Engine) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def test_round_trip_between_two_banks_is_lossless_and_idempotent(two_banks: tupl
     assert {a[3] for a in original[0]} >= {"correct", "incorrect"} and any(a[5] for a in original[0])
     file = tmp_path / "ada.json"
     document = exported(here, "ada", file)
-    assert document["profile"] == "ada" and document["version"] == 1
+    assert document["profile"] == "ada" and document["version"] == 2
 
     first = imported(there, file, "ada")
     assert (first.attempts_added, first.reviews_added) == (len(original[0]), len(original[1]))
@@ -177,7 +177,7 @@ def broken(path: str, value: Any) -> str:
     ("{not json", "not valid JSON"),
     ("[]", "not a quizzer progress file"),
     (json.dumps({**VALID, "format": "anki"}), "not a quizzer progress file"),
-    (json.dumps({**VALID, "version": 2}), "progress format version 2 is not one this quizzer reads (1)"),
+    (json.dumps({**VALID, "version": 3}), "progress format version 3 is not one this quizzer reads (1, 2)"),
     (json.dumps({k: v for k, v in VALID.items() if k != "version"}), "progress format version None"),
     (broken("attempts.0.verdict", "invalid"), "attempts.0.verdict: Input should be 'correct'"),
     (broken("attempts.0.score", 1.5), "attempts.0.score: Input should be less than or equal to 1"),

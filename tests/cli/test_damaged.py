@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from quizzer.bank.models import SCHEMA_VERSION
 from tests.cli_runner import run
 
 EXE = Path(sys.executable).with_name("quizzer")
@@ -58,7 +59,7 @@ def foreign(bank: Path) -> None:
 DAMAGE = {
     corrupt: "cannot open the bank: file is not a database (the file is damaged",
     truncated: "cannot open the bank: database disk image is malformed (the file is damaged",
-    newer: "the bank has schema version 99, newer than this quizzer understands (2); upgrade quizzer",
+    newer: f"the bank has schema version 99, newer than this quizzer understands ({SCHEMA_VERSION}); upgrade quizzer",
     garbled: "the bank's schema version is unreadable (invalid literal for int() with base 10: 'two')",
     foreign: "not a quizzer bank (it holds other tables and no schema version)",
 }

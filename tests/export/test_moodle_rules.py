@@ -33,7 +33,11 @@ def moodle(tmp_path: Path, *selection: str) -> list[ET.Element]:
 def instances(*selection: str) -> dict[str, dict]:
     code, out, _ = run("generate", *selection, "--format", "json", "--solutions")
     assert code == 0
-    return {f"{i['key']}@{i['seed']}": i for i in json.loads(out)}
+    found = {}
+    for i in json.loads(out):  # a multi-part question is one Moodle item per part: key@seed#label
+        found |= {f"{p['id'] or i['key']}@{i['seed']}#{p['part']}": p for p in i.get("parts", ())}
+        found |= {} if "parts" in i else {f"{i['key']}@{i['seed']}": i}
+    return found
 
 
 def test_short_answers_accept_no_wrong_answer_through_a_wildcard_or_case(tmp_path: Path) -> None:

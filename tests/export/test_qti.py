@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from quizzer.grading.verdict import grade
-from tests.bundled_templates import instance
+from quizzer.templates.instance import Instance
+from tests.bundled_templates import bundled, instance
 from tests.cli_runner import run
 
 NS = {"q": "http://www.imsglobal.org/xsd/ims_qtiasiv1p2", "m": "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"}
@@ -61,6 +62,17 @@ def _holds(test: ET.Element, response: str | list[str]) -> bool:
     return number >= float(text) if tag == "vargte" else number <= float(text)
 
 
+def made_by(name: str) -> Instance:
+    """The instance an item was made from: ``key@seed``, or ``key@seed#label`` for a part of a chain
+    (keyed by the part's routed ID or its question's key)."""
+    key, _, rest = name.rpartition("@")
+    seed, _, label = rest.partition("#")
+    if not label:
+        return instance(key, int(seed))
+    chain = next(t for t in bundled().values() if key == t.key or key in t.part_ids)
+    return next(p.question for p in instance(chain.key, int(seed)).parts if p.label == label)
+
+
 def test_the_package_imports_and_every_item_grades_as_quizzer(tmp_path: Path) -> None:
     target = tmp_path / "quiz.zip"
     code, _, err = run("export", "--seed", "3", "--format", "qti", "-o", str(target))
@@ -77,8 +89,7 @@ def test_the_package_imports_and_every_item_grades_as_quizzer(tmp_path: Path) ->
     for item in items:
         fields = {f.findtext("q:fieldlabel", "", NS): f.findtext("q:fieldentry", "", NS)
                   for f in item.iterfind("q:itemmetadata/q:qtimetadata/q:qtimetadatafield", NS)}
-        key, seed = fields["quizzer_instance"].rsplit("@", 1)
-        made = instance(key, int(seed))
+        made = made_by(fields["quizzer_instance"])
         assert fields["question_type"] == TYPES[made.kind] and float(fields["points_possible"]) == made.points
         checked[made.kind] = checked.get(made.kind, 0) + 1
         labels = [label.get("ident", "") for label in item.iterfind(".//q:response_label", NS)]
@@ -92,7 +103,7 @@ def test_the_package_imports_and_every_item_grades_as_quizzer(tmp_path: Path) ->
                 for picked in itertools.combinations(range(len(labels)), size):
                     typed = ", ".join("abcdefghijkl"[i] for i in picked) or "none"
                     assert score(item, [labels[i] for i in picked]) / 100 == pytest.approx(
-                        grade(made.spec, typed).score, abs=1e-4), (key, typed)
+                        grade(made.spec, typed).score, abs=1e-4), (made.key, typed)
         elif made.kind in ("shape", "expression"):
             assert score(item, made.answer_text.strip()) == 100 and score(item, "banana") == 0
         elif made.kind == "order":  # every wrong order is checked in test_export_order

@@ -155,10 +155,10 @@ def test_json_export_is_a_versioned_paper_valid_against_its_schema(tmp_path: Pat
         document = json.loads(export(tmp_path, "p.json", "--week", "2", "--seed", "5", "--format", "json", *only,
                                      "--force").read_text())
         jsonschema.validate(document, schema)
-        assert document["format"] == "quizzer-paper" and document["version"] == 1 and document["seed"] == 5
+        assert document["format"] == "quizzer-paper" and document["version"] == 2 and document["seed"] == 5
         assert document["questions"] and all(("answer" in q) == (not only) for q in document["questions"])
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({"format": "quizzer-paper", "version": 1, "seed": 5, "questions": [{"key": 1}]}, schema)
+        jsonschema.validate({"format": "quizzer-paper", "version": 2, "seed": 5, "questions": [{"key": 1}]}, schema)
 
 
 # --- marks: each question's points and the paper's total ------------------------------------------------

@@ -213,5 +213,6 @@ def test_every_expected_answer_typed_as_printed_is_correct() -> None:
         if template.kind == "text":
             continue
         for seed in SEEDS:
-            item = instance(key, seed)
-            assert grade(item.spec, item.answer_text).verdict == "correct", (key, seed, item.answer_text)
+            whole = instance(key, seed)
+            for item in [part.question for part in whole.parts] or [whole]:  # a chain's parts, one by one
+                assert grade(item.spec, item.answer_text).verdict == "correct", (key, seed, item.answer_text)

@@ -33,6 +33,10 @@ class Q:
     kind: str = "number"
     option_count: int | None = None
 
+    @property
+    def answered_kind(self) -> str:
+        return self.kind
+
 
 def attempt(key: str, right: bool | float, at: timedelta) -> GradedAttempt:
     score = float(right)

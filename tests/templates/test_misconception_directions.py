@@ -31,8 +31,11 @@ def size(item: Instance, answer: object) -> float:
 
 
 def counting_instances() -> list[Instance]:
-    return [instance(key, seed) for key, t in bundled().items() if t.kind in ("integer", "expression")
-            for seed in SEEDS]
+    """Whole-number and formula questions, a multi-part question's parts among them."""
+    items = [instance(key, seed) for key, t in bundled().items() if t.kind in ("integer", "expression", "parts")
+             for seed in SEEDS]
+    questions = [part.question for item in items for part in item.parts] + [i for i in items if not i.parts]
+    return [q for q in questions if q.kind in ("integer", "expression")]
 
 
 @pytest.mark.parametrize(("ids", "fewer"), [(FEWER, True), (MORE, False)])

@@ -23,6 +23,7 @@ from quizzer.templates.instance import CANONICAL_SEED, Instance, make_instance
 from quizzer.templates.schema import Template
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import letter
+from quizzer.tui.widgets.parts_box import parts_markdown
 from quizzer.tui.widgets.question_view import question_markdown
 
 PRACTICE = "practice"  # the paper filter's value for templates not routed to any exam paper
@@ -77,7 +78,7 @@ def shown_key(key: str) -> str:
 
 def preview_markdown(instance: Instance) -> str:
     """Prompt, choices, answer and worked solution of one instance, math as Unicode."""
-    parts = [question_markdown(instance)]
+    parts = [question_markdown(instance), *([parts_markdown(instance)] if instance.parts else [])]
     if instance.choices:
         parts.append("\n".join(f"- ({letter(i)}) {render_math(choice)}" for i, choice in enumerate(instance.choices)))
     parts += [f"**Answer:** {render_math(instance.answer_text)}", "#### Worked solution",

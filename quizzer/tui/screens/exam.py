@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, Input, Label, Markdown, Select, Static
 
+from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Recorded, Study
 from quizzer.templates.instance import Instance
@@ -23,6 +24,7 @@ from quizzer.text.mathtext import render_math
 from quizzer.tui.screens.practice import answer_widget, recall_markdown
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.parts_box import PartsBox, parts_feedback_markdown
 from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -43,6 +45,8 @@ class Slot:
     verdict: Verdict | None = None
     recorded: Recorded | None = None
     seconds: float = 0.0
+    parts: tuple[PartVerdict, ...] = ()  # a multi-part question: each part's verdict (``verdict`` is the whole's)
+    answers: tuple[str, ...] = ()
 
 
 def clock_text(seconds: float) -> str:
@@ -277,6 +281,21 @@ class MockExamScreen(Screen[None]):
     async def rated(self, event: RecallBox.Rated) -> None:
         await self._answer(event.rating)
 
+    @on(PartsBox.Submitted)
+    async def parts_submitted(self, event: PartsBox.Submitted) -> None:
+        """A multi-part question: all its parts graded together (follow-through), shown as one answer."""
+        if self.phase != "sitting":
+            return
+        self._stop_the_clock()
+        slot = self.slots[self.index]
+        parts, recorded = self.study.answer_parts(slot.instance, event.answers, round(slot.seconds, 1),
+                                                  replacing=slot.recorded)
+        marks = [part.question.points for part in slot.instance.parts]
+        outcome, score = whole_outcome([(v.verdict.score, m) for v, m in zip(parts, marks, strict=True)])
+        whole = Verdict(outcome, score, slot.instance.answer_text, "", reading="; ".join(event.answers))
+        slot.parts, slot.answers = parts, tuple(event.answers)
+        await self._saved(slot, "; ".join(event.answers), whole, recorded)
+
     async def _answer(self, response: str) -> None:
         """Record the answer the moment it is given (a changed answer replaces the earlier one),
         show nothing of its verdict until the end, and go on to the next unanswered question."""
@@ -289,6 +308,10 @@ class MockExamScreen(Screen[None]):
         if recorded is None:
             self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
             return
+        await self._saved(slot, response, verdict, recorded)
+
+    async def _saved(self, slot: Slot, response: str, verdict: Verdict, recorded: Recorded | None) -> None:
+        """Keep an answer with its question and go on to the next unanswered one."""
         slot.response, slot.verdict, slot.recorded = response, verdict, recorded
         following = self.slots[self.index + 1:] + self.slots[:self.index]
         unanswered = next((s for s in following if s.response is None), None)
@@ -388,7 +411,8 @@ class MockExamScreen(Screen[None]):
         """The question, the student's and the expected answer, what went wrong, the worked solution."""
         slot = self.slots[index]
         instance = slot.instance
-        body = (feedback_markdown(instance, slot.verdict) if slot.verdict else
+        body = (parts_feedback_markdown(instance, slot.parts, slot.answers) if slot.parts else
+                feedback_markdown(instance, slot.verdict) if slot.verdict else
                 f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
                 f"#### Worked solution\n\n{render_math(instance.solution, fenced=True)}")
         self.query_one("#exam-detail", Markdown).update(

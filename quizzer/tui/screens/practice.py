@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Markdown, Static
 
+from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Question, Study
 from quizzer.templates.instance import Instance
@@ -24,6 +25,7 @@ from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.figure_view import FigureView
 from quizzer.tui.widgets.key_gate import KeyGate
 from quizzer.tui.widgets.order_box import OrderBox
+from quizzer.tui.widgets.parts_box import PartsBox, parts_feedback_markdown
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -32,6 +34,8 @@ NEXT_HINT = "[b]n[/] or [b]enter[/]: next question"
 
 def answer_widget(instance: Instance) -> Widget:
     """The input that suits the question's kind."""
+    if instance.parts:
+        return PartsBox(instance)
     if instance.kind in ("choice", "multi"):
         return ChoiceBox(instance.choices, multi=instance.kind == "multi")
     if instance.kind == "order":
@@ -184,6 +188,20 @@ class PracticeScreen(Screen[None]):
         """Page through a long question while the focus stays in the answer."""
         scroll = self.query_one("#question-scroll", VerticalScroll)
         scroll.scroll_relative(y=pages * max(scroll.size.height - 1, 1), animate=False)
+
+    @on(PartsBox.Submitted)
+    async def parts_submitted(self, event: PartsBox.Submitted) -> None:
+        """A multi-part question's answers, graded together (follow-through) and recorded part by part."""
+        if self.question is None or self.answered:
+            return
+        instance = self.question.instance
+        verdicts, _ = self.study.answer_parts(instance, event.answers, self._seconds())
+        outcome, score = whole_outcome([(v.verdict.score, p.question.points)
+                                        for v, p in zip(verdicts, instance.parts, strict=True)])
+        carried = sum(v.carried_forward for v in verdicts)
+        note = f" · {carried} part{'s' * (carried != 1)} right on your value" if carried else ""
+        self._show_verdict(f"{verdict_line(Verdict(outcome, score, '', ''))}{note} · {NEXT_HINT}", outcome)
+        await self._show_feedback(parts_feedback_markdown(instance, verdicts, event.answers))
 
     async def _answer(self, response: str) -> None:
         """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""

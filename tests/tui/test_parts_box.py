@@ -1,0 +1,109 @@
+"""A multi-part question in the practice app: parts asked one after another with the earlier answers in
+view, graded together with follow-through, recorded one attempt per part."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from textual.widgets import Markdown
+
+from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.browser import preview_markdown
+from quizzer.tui.widgets.parts_box import PartsBox
+from tests.bundled_templates import instance
+from tests.tui.conftest import loaded
+from tests.tui.test_exam import open_paper, status
+from tests.tui.test_practice import attempts, feedback, skip_to, text_of
+
+
+def test_parts_one_after_another_with_follow_through(new_app: Callable[..., QuizzerApp],
+                                                     isolated_bank: Path) -> None:
+    app = new_app(topic="decoder_output_params")  # its one multi-part question: the decoder parameter chain
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 40)) as pilot:
+            await loaded(app, pilot)
+            instance = await skip_to(pilot, app, ("parts",))
+            values = instance.values
+            layer = values["layer"] + 1000                       # a wrong (a)
+            stack = values["n_layers"] * layer                   # (b) and (c) computed by hand from it
+            total = values["embedding"] + stack + values["output"]
+            box = app.screen.query_one(PartsBox)
+            await pilot.press(*str(layer), "enter")
+            await pilot.pause()
+            asked = box.query_one("#parts-asked", Markdown).source
+            assert f"Your answer: `{layer}`" in asked and "**(b)**" in asked and "part 2 of 3" in asked
+            await pilot.press(*str(stack), "enter")
+            await pilot.pause()
+            await pilot.press(*str(total), "enter")
+            await pilot.pause()
+            assert "2 parts right on your value" in text_of(app, "#verdict")
+            assert "Right on your value" in feedback(app) and "Worked solution" in feedback(app)
+            records = attempts(isolated_bank)
+            assert [(a.part, a.verdict, a.carried_forward) for a in records] == \
+                [("a", "incorrect", False), ("b", "correct", True), ("c", "correct", True)]
+
+    asyncio.run(scenario())
+
+
+def test_an_unreadable_part_stays_and_ctrl_b_goes_back(new_app: Callable[..., QuizzerApp],
+                                                        isolated_bank: Path) -> None:
+    app = new_app(topic="decoder_output_params")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            await skip_to(pilot, app, ("parts",))
+            box = app.screen.query_one(PartsBox)
+            await pilot.press("x", "enter")
+            await pilot.pause()
+            assert box.answers == []
+            await pilot.press("backspace", "1", "2", "enter")
+            await pilot.pause()
+            assert box.answers == ["12"]
+            await pilot.press("ctrl+b")
+            await pilot.pause()
+            assert box.answers == [] and attempts(isolated_bank) == []
+
+    asyncio.run(scenario())
+
+
+def test_a_chain_in_the_mock_exam_is_graded_with_follow_through_and_can_be_revised(
+        new_app: Callable[..., QuizzerApp], isolated_bank: Path) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_paper(app, pilot, "2024T3_Q1_NA")
+            chain = screen.slots[0].instance
+            assert chain.key == "2024T3_Q1_NA Q275" and [p.label for p in chain.parts] == ["a", "b"]
+            p_in = chain.values["p_in"]  # the table read at the input token: the no-shift mistake
+            read = " ".join(f"{p:.2f}" for p in p_in)
+            loss = -sum(float(np.log(round(p, 2))) for p in p_in)  # its loss, by hand
+            for typed in (read, f"{loss:.4f}"):
+                await pilot.press(*typed, "enter")
+                await pilot.pause()
+            assert screen.index == 1 and screen.slots[0].parts[1].carried_forward
+            assert [(a.part, a.misconception, a.carried_forward) for a in attempts(isolated_bank)] == \
+                [("a", "teacher_forcing_no_shift", False), ("b", None, True)]
+            await pilot.press("ctrl+left")
+            await pilot.pause()
+            for part in chain.parts:  # answered again, right: the first answer is withdrawn
+                await pilot.press(*part.question.answer_text, "enter")
+                await pilot.pause()
+            assert [(a.part, a.verdict) for a in attempts(isolated_bank)] == [("a", "correct"), ("b", "correct")]
+            await pilot.press("ctrl+f")
+            await pilot.pause()
+            await pilot.click("#exam-confirm-yes")
+            await pilot.pause()
+            assert screen.phase == "summary" and "1 correct" in status(screen, "#exam-score")
+
+    asyncio.run(scenario())
+
+
+def test_the_browser_preview_lists_every_part() -> None:
+    shown = preview_markdown(instance("2024T3_Q1_NA Q279", 0))
+    assert all(f"**({label})**" in shown for label in "abc") and "44,168,192" in shown
