@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -28,7 +28,7 @@ from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
-from quizzer.templates.parts import grade_instance
+from quizzer.templates.parts import LABELS, grade_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
@@ -58,15 +58,20 @@ class PaperRow:
     routed: int
 
 
-def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, str]],
+                   part_ids: Mapping[tuple[str, str], str] | None = None) -> dict[str, tuple[int, int]]:
     """Per paper (sorted), (questions done, questions routed) for ``questions`` as (key, paper).
 
     A question is done when this learner's latest answer to it, on whatever numbers they were
     given, was right: evidence of that question itself, never inferred from topic mastery.  So a
     paper never answered shows 0/N, and right after a mock exam the dashboard shows the exam's count
     of right answers (a question left unanswered in it keeps its earlier answer's result).
-    ``attempts`` are oldest first."""
-    latest = {attempt.template_key: attempt.verdict == "correct" for attempt in attempts}
+    ``attempts`` are oldest first.  A multi-part question records one attempt per part: a part that
+    carries its own routed ID (``part_ids``: (question key, part label) -> ID) answers that ID, any
+    other part its question's key."""
+    part_ids = part_ids or {}
+    latest = {part_ids.get((attempt.template_key, attempt.part or ""), attempt.template_key):
+              attempt.verdict == "correct" for attempt in attempts}
     counts: dict[str, list[int]] = {}
     for key, paper in questions:
         done_total = counts.setdefault(paper, [0, 0])
@@ -223,8 +228,10 @@ class Study:
     def _paper_rows(self, attempts: Sequence[Attempt]) -> list[PaperRow]:
         """Per routed paper, how many of its questions this learner's latest answer got right (see
         :func:`paper_progress`)."""
+        part_ids = {(key, LABELS[i]): part.id for key, template in self.templates.items()
+                    for i, part in enumerate(template.parts or ()) if part.id}
         return [PaperRow(paper, done, total) for paper, (done, total) in paper_progress(
-            attempts, [(record.id, record.paper) for record in self.catalog.records.values()]).items()]
+            attempts, [(record.id, record.paper) for record in self.catalog.records.values()], part_ids).items()]
 
     # --- practising ------------------------------------------------------------------------
 

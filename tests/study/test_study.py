@@ -327,3 +327,21 @@ def test_running_mastery_sees_answers_given_in_another_window(study: Study, sess
     after = study.mastery()
     assert after["softmax"].attempts == before["softmax"].attempts + 1
     assert after == study.mastery(study.attempts())
+
+
+def test_a_multi_part_question_counts_each_routed_part_on_its_paper(study: Study, clock: FakeClock) -> None:
+    """A chain's parts that carry routed IDs of their own (Q279's part (c) is Q280) are done by their
+    own parts' answers: right parts count, a wrong one does not."""
+    paper = "2024T3_Q1_NA"
+    chain = next(i for i in study.paper_instances(paper, seed=3) if i.key == f"{paper} Q279")
+    routed = [part for part in chain.parts if part.id]
+    assert len(routed) >= 2  # the chain's own key and at least one other record
+    before = papers(study)[paper][0]
+    answers = [part.question.answer_text for part in chain.parts]
+    answers[-1] = wrong_response(chain.parts[-1].question, random.Random(2))
+    verdicts, _ = study.answer_parts(chain, answers, 60.0)
+    right_routed = sum(1 for part, verdict in zip(chain.parts, verdicts, strict=True)
+                       if part.id and verdict.verdict.verdict == "correct")
+    assert verdicts[-1].verdict.verdict != "correct"
+    assert 1 <= right_routed < len(routed)
+    assert papers(study)[paper][0] == before + right_routed
