@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.bank.models import SCHEMA_VERSION
+from quizzer.bank import SCHEMA_VERSION
 from tests.cli_runner import run
 
 EXE = Path(sys.executable).with_name("quizzer")
