@@ -270,6 +270,8 @@ class Study:
         ``replacing`` is an earlier answer to the same question that this one revises (a mock
         exam lets the student change an answer): it is withdrawn, and its review step undone,
         in the same commit that records the new one, so the bank never holds both or neither."""
+        if instance.parts:
+            raise TypeError(f"{instance.key} has parts: answer them with answer_parts")
         verdict = grade(instance.spec, response)
         if verdict.verdict == "invalid":
             return verdict, None

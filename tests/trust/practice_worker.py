@@ -44,10 +44,15 @@ def main(count: int, seed: int, how: str) -> None:
     study = Study(session=session, catalog=load_catalog(), learner=learner, rng=random.Random(seed))
     for number in range(1, count + 1):
         instance = choose(study, how)
+        if instance.parts:  # a multi-part question: one answer per part, graded together
+            verdicts, _ = study.answer_parts(instance, [response(p.question, wrong=number % 2 == 0)
+                                                        for p in instance.parts], seconds=1.0)
+            print(f"recorded {number} {instance.key} {instance.seed} rows={len(verdicts)}", flush=True)
+            continue
         verdict = study.submit(instance, response(instance, wrong=number % 2 == 0), seconds=1.0)
         if verdict.verdict == "invalid":
             raise SystemExit(f"{instance.key} seed {instance.seed}: unreadable {verdict.feedback}")
-        print(f"recorded {number} {instance.key} {instance.seed}", flush=True)
+        print(f"recorded {number} {instance.key} {instance.seed} rows=1", flush=True)
     session.close()
     engine.dispose()
 
