@@ -77,7 +77,9 @@ class PostgresServer:
     def create(self, template: str | None = None) -> str:
         """A new, empty (or ``template``'s copy) database; returns its URL."""
         name = next(self.names)
-        copy = f" TEMPLATE {template}" if template else ""
+        # FILE_COPY: copies the files at once (PostgreSQL 15 would otherwise write every page to the
+        # WAL); 0.13 s instead of 0.19 s with the test server's fsync off.
+        copy = f" TEMPLATE {template} STRATEGY = FILE_COPY" if template else ""
         with self.admin.connect() as connection:
             connection.execute(text(f"CREATE DATABASE {name}{copy}"))
         return self.admin_url.set(database=name).render_as_string(hide_password=False)

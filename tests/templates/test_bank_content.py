@@ -3,57 +3,71 @@ every routed record and Week 1 topic covered, every notes misconception diagnosa
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from quizzer.reporting.coverage import measure
 from quizzer.templates.catalog import load_catalog
-from quizzer.templates.validate import LoadedTemplate, validate_files
+from quizzer.templates.schema import Template
+from quizzer.templates.validate import validate_files
 from quizzer.templates.verify import verify_templates
+from tests.bundled_templates import QUESTIONS, bundled
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+FILES = sorted(QUESTIONS.rglob("*.yaml"))
+# The bank-wide checks below are split into interleaved shares of the files, so that pytest-xdist's
+# workers take them in parallel (together they took half a minute on one worker).
+SHARES = 6
 
 
 @pytest.fixture(scope="module")
-def bank() -> list[LoadedTemplate]:
-    """Every bundled template, test-rendered over 200 seeds (what `quizzer validate` checks)."""
-    files = sorted(QUESTIONS.rglob("*.yaml"))
-    loaded = validate_files(files, seeds=200)
-    assert len(loaded) == len(files)
-    return loaded
+def bank() -> list[Template]:
+    """Every bundled template, loaded (each share's test renders them)."""
+    return list(bundled().values())
 
 
-def test_numpy_and_pytorch_backends_agree_on_every_template(bank: list[LoadedTemplate]) -> None:
-    report = verify_templates((item.template for item in bank), seeds=5)
-    assert report.instances == 5 * len(bank) and report.values > report.instances
+def test_every_bundled_file_has_a_key_of_its_own() -> None:
+    """What ``validate_files`` checks across files, which the shares below cannot see."""
+    assert len(bundled()) == len(FILES)
 
 
-def test_every_routed_record_has_a_template(bank: list[LoadedTemplate]) -> None:
+@pytest.mark.parametrize("share", range(SHARES))
+def test_every_template_is_valid_over_200_seeds(share: int) -> None:
+    """What ``quizzer validate`` checks (200 seeds), a share of the bank at a time."""
+    files = FILES[share::SHARES]
+    assert len(validate_files(files, seeds=200)) == len(files)
+
+
+@pytest.mark.parametrize("share", range(SHARES // 2))
+def test_numpy_and_pytorch_backends_agree_on_every_template(bank: list[Template], share: int) -> None:
+    templates = bank[share::SHARES // 2]
+    report = verify_templates(templates, seeds=5)
+    assert report.instances == 5 * len(templates) and report.values > report.instances
+
+
+def test_every_routed_record_has_a_template(bank: list[Template]) -> None:
     catalog = load_catalog()
-    coverage = measure((item.template for item in bank), catalog)
+    coverage = measure(bank, catalog)
     assert coverage.missing_records == []
     assert all(covered == routed for covered, routed in coverage.papers.values())
-    for item in bank:  # routed templates carry every topic their record is routed to
-        if item.template.is_routed:
-            assert set(catalog.records[item.template.key].topics) <= set(item.template.topics)
+    for template in bank:  # routed templates carry every topic their record is routed to
+        if template.is_routed:
+            assert set(catalog.records[template.key].topics) <= set(template.topics)
 
 
-def test_every_week1_topic_has_five_practice_templates(bank: list[LoadedTemplate]) -> None:
+def test_every_week1_topic_has_five_practice_templates(bank: list[Template]) -> None:
     catalog = load_catalog()
-    coverage = measure((item.template for item in bank), catalog)
+    coverage = measure(bank, catalog)
     thin = {t: n for t, n in coverage.topics.items() if catalog.topics[t].week == 1 and n < 5}
     assert thin == {}
 
 
-def test_every_dangerous_misconception_and_ebook_correction_is_diagnosable(bank: list[LoadedTemplate]) -> None:
+def test_every_dangerous_misconception_and_ebook_correction_is_diagnosable(bank: list[Template]) -> None:
     catalog = load_catalog()
-    coverage = measure((item.template for item in bank), catalog)
+    coverage = measure(bank, catalog)
     notes = [m.id for m in catalog.misconceptions.values() if m.kind in ("dangerous", "ebook_correction")]
     assert len(notes) == 12
     assert [m for m in notes if not coverage.misconceptions[m]] == []
 
 
-def test_a_real_mix_of_kinds(bank: list[LoadedTemplate]) -> None:
-    coverage = measure((item.template for item in bank), load_catalog())
+def test_a_real_mix_of_kinds(bank: list[Template]) -> None:
+    coverage = measure(bank, load_catalog())
     assert all(count >= 3 for count in coverage.kinds.values()), coverage.kinds

@@ -158,8 +158,8 @@ def test_table_lists_answers_newest_first_and_the_plot_has_data(new_app: Callabl
         assert len(session.exec(select(Attempt)).all()) == 5  # looking at history changes nothing
 
 
-def test_empty_history_says_how_to_start(new_app: Callable[..., QuizzerApp]) -> None:
-    app = new_app()
+def test_empty_history_says_how_to_start(first_start_app: Callable[..., QuizzerApp]) -> None:
+    app = first_start_app()  # a learner's very first start: the app sets the new bank up
 
     async def scenario() -> None:
         async with app.run_test(size=(80, 24)) as pilot:

@@ -46,11 +46,13 @@ async def question(pilot: Any, kinds: tuple[str, ...], *, misconception: bool = 
 
 
 @SIZES
-def test_dashboard_fresh(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
+def test_dashboard_fresh(snap_compare: Snap, first_start_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         await loaded(pilot.app, pilot)
 
-    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+    # On a bank that does not exist yet: the dashboard's first layout differs when the bank opens in
+    # milliseconds (tables filled during the first layout), which these pictures do not show yet.
+    assert snap_compare(first_start_app(), terminal_size=size, run_before=run_before)
 
 
 @SIZES
@@ -114,12 +116,12 @@ def test_practice_feedback_on_a_misconception(snap_compare: Snap, new_app: Calla
 
 
 @SIZES
-def test_help(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
+def test_help(snap_compare: Snap, first_start_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
         await loaded(pilot.app, pilot)
         await pilot.press("question_mark")
 
-    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+    assert snap_compare(first_start_app(), terminal_size=size, run_before=run_before)  # over the dashboard above
 
 
 KINDS = pytest.mark.parametrize("kind", ["number", "expression", "multi", "bool", "order"])
