@@ -120,7 +120,8 @@ def wrong_response(instance: Instance, rng: random.Random) -> str:
     else:
         tries = [m.answer_text for m in instance.mistakes]
         rng.shuffle(tries)
-        shifted = re.sub(r"\d+", lambda number: str(int(number.group()) + 1), instance.answer_text)
+        # Thousands separators out first: shifting "1,776,000" group by group reads as nothing.
+        shifted = re.sub(r"\d+", lambda number: str(int(number.group()) + 1), instance.answer_text.replace(",", ""))
         tries += [shifted, shifted + "1"]
     verdicts = {response: grade(instance.spec, response).verdict for response in dict.fromkeys(tries)}
     # Plainly wrong if possible: a partly right answer would be partly a right one.
@@ -171,10 +172,18 @@ def practise(session: Any, learner: Learner, *, answers: int = 40, focus: str | 
         instance = study.next(topic=focus if use_focus else None).instance
         predicted = tracker.predict(instance.key)
         seconds = rng.uniform(40, 150)
-        verdict, recorded = study.answer(instance, respond(learner, instance, rng), seconds)
+        if instance.parts:  # a multi-part question: each part answered as its own question, graded together
+            parts, recorded = study.answer_parts(instance, [respond(learner, part.question, rng)
+                                                            for part in instance.parts], seconds)
+            right = all(part.verdict.verdict == "correct" for part in parts)
+            added = len(parts)
+        else:
+            verdict, recorded = study.answer(instance, respond(learner, instance, rng), seconds)
+            right, added = verdict.verdict == "correct", 1
         assert recorded is not None, f"{instance.key}: the simulated response was not readable"
-        outcomes.append(Outcome(instance.key, predicted, verdict.verdict == "correct"))
-        tracker.fold(graded(study.attempts()[-1]))
+        outcomes.append(Outcome(instance.key, predicted, right))
+        for attempt in study.attempts()[-added:]:
+            tracker.fold(graded(attempt))
         clock.now += timedelta(seconds=seconds)
     return Run(learner, outcomes, study.mastery())
 
