@@ -107,3 +107,20 @@ def test_a_chain_in_the_mock_exam_is_graded_with_follow_through_and_can_be_revis
 def test_the_browser_preview_lists_every_part() -> None:
     shown = preview_markdown(instance("2024T3_Q1_NA Q279", 0))
     assert all(f"**({label})**" in shown for label in "abc") and "44,168,192" in shown
+
+
+def test_a_chains_stem_stays_in_view_above_its_parts(new_app: Callable[..., QuizzerApp]) -> None:
+    """At 80x24 the question (the table the parts refer to) has its own scrolling rows above the part
+    being asked: a PartsBox 1fr tall had squeezed it to nothing, in the exam and in practice."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_paper(app, pilot, "2024T3_Q1_NA")
+            await pilot.pause()
+            assert screen.slots[screen.index].instance.parts  # the paper opens on a chain (Q275)
+            question = screen.query_one("#exam-scroll")
+            box = screen.query_one(PartsBox)
+            assert question.size.height >= 6 and box.size.height < 12, (question.size, box.size)
+
+    asyncio.run(scenario())
