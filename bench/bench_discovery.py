@@ -43,7 +43,7 @@ def main() -> None:
     for path in template_files([questions_dir()]):
         loaded = load_path(path)
         for template in loaded if isinstance(loaded, list) else [loaded]:
-            if applicable_mutations(template):
+            if applicable_mutations(template) and not template.parts:  # a chain's slips: per part, as one question
                 templates.append(template)
     first, cached, plain, rows = [], [], [], []
     for template in templates:

@@ -40,6 +40,7 @@ def per_template_medians() -> list[tuple[str, str, float, float]]:
     from quizzer.grading.verdict import grade
     from quizzer.templates.instance import make_instance
     from quizzer.templates.loader import load_path
+    from quizzer.templates.parts import grade_instance
 
     templates = [load_path(p) for p in sorted((REPO / "questions").rglob("*.yaml"))]
     rows = []
@@ -48,8 +49,11 @@ def per_template_medians() -> list[tuple[str, str, float, float]]:
         make_instance(t, 0)  # warm caches (compiled expressions), as in a running session
         build = median_us(lambda t=t, seeds=seeds: make_instance(t, next(seeds)), 200)
         instance = make_instance(t, 1)
-        typed = typed_answer(instance)
-        score = median_us(functools.partial(grade, instance.spec, typed), 200)
+        if instance.parts:  # every part graded together, follow-through included
+            typed_parts = [typed_answer(part.question) for part in instance.parts]
+            score = median_us(functools.partial(grade_instance, instance, typed_parts), 200)
+        else:
+            score = median_us(functools.partial(grade, instance.spec, typed_answer(instance)), 200)
         rows.append((t.key, t.kind, build, score))
     return rows
 

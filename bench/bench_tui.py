@@ -67,7 +67,7 @@ def add_history(db: str, answers: int) -> None:
 
     engine, session = open_ready_bank(db)
     learner_id = ensure_learner(session=session, name=current_profile_name()).id
-    templates, rng = [t for t in all_templates(session=session) if t.kind != "text"], random.Random(1)
+    templates, rng = [t for t in all_templates(session=session) if t.kind not in ("text", "parts")], random.Random(1)
     start = datetime.now(UTC) - timedelta(days=60)
     for number in range(answers):
         instance = make_instance(rng.choice(templates), rng.randrange(1, 1_000_000))

@@ -76,7 +76,7 @@ class _Question:
 
 def simulatable(templates: Sequence[Template]) -> list[Template]:
     """Questions a simulated learner can answer and get wrong in a named way (typed or chosen, one mistake at least)."""
-    return [t for t in templates if t.misconceptions and t.kind not in ("multi", "expression", "text")]
+    return [t for t in templates if t.misconceptions and t.kind not in ("multi", "expression", "text", "parts")]
 
 
 def _question(template: Template) -> _Question:
