@@ -53,8 +53,10 @@ def _describe_option(index: int, options: Sequence[str]) -> str:
 
 
 def describe(kind: str, value: Any, *, options: Sequence[str] = (), digits: int = 4) -> str:
-    """How a parsed value reads back: ``0.7311``, ``[0.5, 1]``, ``[B, T, 64]``, ``(b) 0.25``."""
-    if kind in ("number", "integer"):
+    """How a parsed value reads back: ``0.7311``, ``12,293,120``, ``[0.5, 1]``, ``[B, T, 64]``, ``(b) 0.25``."""
+    if kind == "integer":  # grouped as templates write the expected count, so the two compare at a glance
+        return f"{int(value):,}"
+    if kind == "number":
         return format_number(value, digits)
     if kind == "vector":
         return "[" + ", ".join(format_number(x, digits) for x in np.ravel(np.asarray(value, dtype=float))) + "]"

@@ -152,18 +152,23 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
         return Pick(_least_recent([c.key for c in pool], review_states, rng), "least recently seen")
     practisable = {t for c in candidates for t in c.topics}
     p_known = {t: mastery[t].level if t in mastery else prior for t in practisable}
+
+    def shown(topic: str) -> str:  # an untried topic ranks at the prior, but "(20%)" would read as a score
+        tried = topic in mastery and mastery[topic].attempts > 0
+        return f"{p_known[topic]:.0%}" if tried else "not tried yet"
+
     if focus is not None and focus in covered:
         key = _least_recent([c.key for c in pool if focus in c.topics], review_states, rng)
         fresh = "new question" if key not in review_states else "least recently seen"
         name = topics[focus].name if focus in topics else focus
-        return Pick(key, f"topic: {name} ({p_known[focus]:.0%}) · {fresh}", focus)
+        return Pick(key, f"topic: {name} ({shown(focus)}) · {fresh}", focus)
     open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
     # Interleaving may have removed every unlocked topic's templates: then the weakest left.
     topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
     key = _least_recent([c.key for c in pool if topic in c.topics], review_states, rng)
     name = topics[topic].name if topic in topics else topic
     gated = "" if open_topics else "; prerequisites not yet mastered"
-    return Pick(key, f"weakest topic: {name} ({p_known[topic]:.0%}){gated}", topic)
+    return Pick(key, f"weakest topic: {name} ({shown(topic)}){gated}", topic)
 
 
 def next_question(candidates: Sequence[CandidateLike], mastery: Mapping[str, TopicMastery],

@@ -207,7 +207,9 @@ class Study:
     def dashboard(self) -> Dashboard:
         attempts = self.attempts()
         mastery, states, now = self.mastery(), self.review_states(), self._now()
-        due_keys = {key for key, state in states.items() if is_due(state, now)}
+        # A question answered right in this sitting is not offered again within it (next()), so it
+        # is not counted as due either: "17 reviews due" that practice then never asks misleads.
+        due_keys = {key for key, state in states.items() if is_due(state, now)} - self._settled_now()
         return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(attempts),
                          len(attempts), len(due_keys))
 

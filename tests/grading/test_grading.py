@@ -159,6 +159,14 @@ def test_integer_grading_is_exact(response: str, verdict: str, feedback: str) ->
     assert (result.verdict, result.feedback) == (verdict, feedback)
 
 
+def test_an_integer_reads_back_grouped_like_the_expected_count() -> None:
+    """Issue 22: "You answered: 12424192" above "Expected: 12,293,120" made the two hard to compare."""
+    typed = grade(AnswerSpec("integer", 12293120, expected_text="12,293,120"), "12424192")
+    assert (typed.reading, typed.expected) == ("12,424,192", "12,293,120")
+    assert grade(PARAMS, "18 914 304").reading == grade(PARAMS, "18914304").expected == "18,914,304"
+    assert grade(AnswerSpec("integer", -512), "-512").reading == "-512"
+
+
 def test_integer_ignores_any_tolerance_and_stays_exact_beyond_floats() -> None:
     spec = AnswerSpec("integer", 2**60 + 1, tolerance=Tolerance(rel=0.5))
     assert grade(spec, str(2**60 + 1)).verdict == "correct"

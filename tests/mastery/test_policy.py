@@ -85,7 +85,7 @@ def test_unseen_topics_sit_at_the_prior_and_gate_their_dependants() -> None:
     # Nothing attempted: every topic at the prior level (20 %): only topics without practisable prerequisites open.
     chosen = pick({}, seed=3)
     assert chosen.topic in {"softmax", "layernorm"}
-    assert chosen.reason.endswith(f"({DEFAULTS.prior_level:.0%})") and DEFAULTS.prior_level < 0.6
+    assert chosen.reason.endswith("(not tried yet)") and DEFAULTS.prior_level < 0.6
 
 
 def test_a_prerequisite_without_templates_does_not_gate() -> None:
@@ -119,6 +119,18 @@ def test_recent_keys_are_avoided_while_alternatives_exist() -> None:
     # Both softmax templates are recent.  Of the rest, sdpa (0.8) is locked by softmax (0.1 < 0.6),
     # so the weakest unlocked topic is mha (0.7, its prerequisite sdpa is at 0.8), not layernorm (0.9).
     assert pick(mastery, recent=recent) == Pick("practice/mha-a", "weakest topic: Multi-Head Attention (70%)", "mha")
+
+
+def test_an_untried_topic_is_named_as_such_not_by_the_prior_level() -> None:
+    """Issue 22: on a fresh bank the first question said "weakest topic: … (20%)" and `p` on a new
+    topic "topic: … (20%)" while the dashboard showed "–": the prior is no score the student earned."""
+    fresh = next_question(CANDIDATES, {}, {}, TOPICS, [], NOW, random.Random(0))
+    assert fresh.reason.startswith("weakest topic: ") and fresh.reason.endswith("(not tried yet)")
+    focused = next_question(CANDIDATES, {"softmax": m(0.9)}, {}, TOPICS, [], NOW, random.Random(0), focus="mha")
+    assert focused.reason == "topic: Multi-Head Attention (not tried yet) · new question"
+    # a topic with a record but no attempts (as a mastery replay may give) is untried too
+    unseen = next_question(CANDIDATES, {"mha": TopicMastery(0.2)}, {}, TOPICS, [], NOW, random.Random(0), focus="mha")
+    assert "(not tried yet)" in unseen.reason
 
 
 def test_when_interleaving_leaves_only_locked_topics_the_weakest_is_taken() -> None:

@@ -219,6 +219,20 @@ def test_reviews_fall_due_as_the_clock_advances(study: Study, clock: FakeClock) 
     assert study.next().reason.startswith("review due")
 
 
+def test_a_question_answered_right_is_not_due_within_the_sitting(study: Study, clock: FakeClock) -> None:
+    """Issue 22: after 24 answers the dashboard said "17 reviews due", counting questions answered
+    right minutes before, which practice holds back for the sitting."""
+    right, wrong = instance_of(study, "integer"), instance_of(study, "number", misconception=True)
+    study.submit(right, right.answer_text, 10.0)
+    study.submit(wrong, wrong_answer(wrong)[0], 10.0)
+    clock.advance(minutes=30)  # past the minutes-long learning steps of both
+    assert study.dashboard().due == 1
+    assert study.next().reason.startswith("review due")
+
+    clock.advance(hours=2)  # the sitting is over: the right one is due again like any other
+    assert study.dashboard().due == 2
+
+
 def test_the_most_frequent_misconception_per_topic(study: Study) -> None:
     instance = instance_of(study, "number", misconception=True)
     response, misconception = wrong_answer(instance)

@@ -290,7 +290,7 @@ def test_the_live_preview_reads_the_answer_before_it_is_submitted(new_app: Calla
             await pilot.pause()
             await skip_to(pilot, app, ("integer",))
             await pilot.press(*"4,204,032")
-            assert text_of(app, "#answer-preview") == "I read: 4204032"
+            assert text_of(app, "#answer-preview") == "I read: 4,204,032"
             await pilot.press("ctrl+u", *"12e")
             assert text_of(app, "#answer-preview").startswith("not readable yet")
             assert app.screen.query_one("#answer-input", Input).value == "12e"
