@@ -99,12 +99,20 @@ async def practise(db: str) -> tuple[list[float], list[float], set[str]]:
             await until(lambda: answer_ready(screen))
             assert screen.question is not None
             instance = screen.question.instance
+            if instance.parts or instance.kind == "order":  # answered over several keys: skipped here
+                shown = screen.question
+                await pilot.press("ctrl+s")
+                await until(lambda shown=shown: screen.question is not shown and answer_ready(screen))
+                continue
             kinds.add(instance.kind)
             last_key = await prepare(pilot, screen, instance)
             started = time.perf_counter()
             key(app, last_key)
             await until(lambda: screen.answered and bool(screen.query_one("#feedback", Markdown).children))
             submits.append(time.perf_counter() - started)
+            # The app drops a next key typed before the feedback was painted (it would skip unread
+            # feedback): let that paint happen, as a reader's pause would, before pressing n.
+            await pilot.pause()
 
             shown = screen.question
             started = time.perf_counter()
@@ -133,9 +141,11 @@ async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
 
     if instance.kind == "text":
         await pilot.press("enter")  # show the model answer; rating is the submission
+        await pilot.pause()  # a rating typed before the answer was painted is dropped, as in the app
         return "3"
     if instance.kind == "choice":
-        return chr(97 + instance.answer)
+        await pilot.press(chr(97 + instance.answer))  # a letter picks the option, enter submits it
+        return "enter"
     if instance.kind == "multi":
         await pilot.press(*(chr(97 + i) for i in sorted(instance.answer)))
         return "enter"
