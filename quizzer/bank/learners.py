@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, func, select
 
+from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
@@ -51,6 +52,10 @@ def ensure_learner(*, session: Session, name: str, commit: bool = True) -> Learn
             session.commit()
         else:
             # A savepoint: losing the race for the name undoes this insert only, not the caller's work.
+            # It must sit inside a real transaction: Python's sqlite3 sends no BEGIN before a SAVEPOINT,
+            # so on a fresh session SQLite would make the savepoint the transaction, and its release
+            # would commit the learner on its own (found by the `grade` kill point).
+            begin_write(session)
             with session.begin_nested():
                 session.add(learner)
     except IntegrityError:

@@ -69,6 +69,19 @@ def test_ensure_learner_creates_once(session: Session) -> None:
     assert [learner.name for learner in list_learners(session=session)] == ["ada"]
 
 
+def test_a_learner_created_for_the_callers_transaction_goes_with_it(session: Session, bundled_bank: Path) -> None:
+    """commit=False: the new learner is the caller's to commit or roll back, on a session that has not
+    begun anything yet (a savepoint alone would have become SQLite's transaction and committed)."""
+    ensure_learner(session=session, name="ada", commit=False)
+    with bank_session(bundled_bank) as other:
+        assert list_learners(session=other) == []  # nothing committed yet
+    session.rollback()
+    assert list_learners(session=session) == []
+    ensure_learner(session=session, name="bob", commit=False)
+    session.commit()
+    assert [learner.name for learner in list_learners(session=session)] == ["bob"]
+
+
 def record(session: Session, learner_id: int, at: datetime) -> None:
     record_attempt(session=session, learner_id=learner_id, key="practice/warmup-rate", seed=1, response="1",
                    verdict=Verdict("correct", 1.0, "1", ""), at=at)
