@@ -98,3 +98,9 @@ def precision_hint(given: int, asked: Precision, *, credited: bool = True,
     too_rough = "" if credited else ", too few digits to credit"
     rough_entries = f" ({positions_off(rough, state='too rough to credit')})" if rough else ""
     return f"right to {asked.name(given)}{too_rough}; give {asked.digits}{rough_entries}"
+
+
+def fewer_digits_hint(given: int, asked: Precision) -> str:
+    """A right answer (within the tolerance) typed with fewer digits than the prompt asks: still right,
+    but an exam marker holding the prompt's precision might not accept it."""
+    return f"correct, within the tolerance; the question asks for {asked.name()}, you gave {asked.name(given)}"

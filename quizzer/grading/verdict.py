@@ -23,7 +23,7 @@ from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
 from quizzer.grading.describe import describe
 from quizzer.grading.digits import typed_digits
 from quizzer.grading.expr import ExprError
-from quizzer.grading.hints import expression_hint, number_hint, positions_off, precision_hint
+from quizzer.grading.hints import expression_hint, fewer_digits_hint, number_hint, positions_off, precision_hint
 from quizzer.grading.match import (
     as_bool,
     elementwise,
@@ -214,7 +214,7 @@ _PRECISE = ("number", "vector", "matrix")  # the kinds a prompt may ask a precis
 
 def _grade_number(spec: AnswerSpec, got: Any, digits: Sequence[Digits | None] = ()) -> _Outcome:
     if values_match(spec.kind, got, spec.expected, spec.tolerance):
-        return _CORRECT
+        return _correct(spec, digits, [spec.expected])
     short = _shortfall(spec, digits[0] if len(digits) == 1 else None, got, spec.expected)
     if short is not None and spec.precision is not None:
         hint = precision_hint(short.given, spec.precision, credited=short.credited)
@@ -222,6 +222,19 @@ def _grade_number(spec: AnswerSpec, got: Any, digits: Sequence[Digits | None] = 
         return _Outcome("partial", PRECISION_CREDIT, hint, short=True) if short.credited else \
             _Outcome("incorrect", 0.0, hint)
     return _Outcome("incorrect", 0.0, number_hint(spec.kind, spec.tolerance, got, spec.expected))
+
+
+def _correct(spec: AnswerSpec, digits: Sequence[Digits | None], expected: Sequence[Any]) -> _Outcome:
+    """Right; with a note when a non-whole entry was typed with fewer digits than the prompt asks (the
+    tolerance may accept a coarser rounding than the prompt asks for: the score stays 1)."""
+    asked = spec.precision
+    if asked is None or len(digits) != len(expected):
+        return _CORRECT
+    given = [(d.decimals if asked.unit == "decimals" else d.sig) for d, want in zip(digits, expected, strict=True)
+             if d is not None and not float(want).is_integer()]
+    if not given or min(given) >= asked.digits:
+        return _CORRECT
+    return _Outcome("correct", 1.0, fewer_digits_hint(min(given), asked))
 
 
 def _shortfall(spec: AnswerSpec, typed: Digits | None, got: Any, expected: Any) -> Shortfall | None:
@@ -234,7 +247,7 @@ def _shortfall(spec: AnswerSpec, typed: Digits | None, got: Any, expected: Any) 
 def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | None] = ()) -> _Outcome:
     expected = _expected_value(spec)
     if values_match(spec.kind, got, expected, spec.tolerance):
-        return _CORRECT
+        return _correct(spec, digits, list(np.ravel(expected)))
     try:  # unreadable unless it names a mistake (say, a transpose): see _name_mistake
         if spec.kind == "vector":
             check_length(got, len(expected))

@@ -106,3 +106,24 @@ def test_random_numbers_do_not_earn_precision_credit_by_chance() -> None:
     assert set(credited) <= {"0.73"}
     assert len(credited) < 2000 * 0.02
     assert all(grade(spec, f"{value:.1f}").score == 0 for value in rng.uniform(0, 1, 200))
+
+
+def test_a_right_answer_with_fewer_digits_than_asked_is_right_and_told_so() -> None:
+    """The tolerance may accept a coarser rounding than the prompt asks (abs 0.0005 where 4 decimals are
+    asked): the score stays 1, and the feedback says the exam asks for more."""
+    question = instance("practice/softmax-subtract-max", 5)
+    assert question.spec.precision == Precision(4, "decimals")
+    expected = np.asarray(question.answer, dtype=float)
+    full = grade(question.spec, typed(expected, 4))
+    assert (full.verdict, full.score, full.feedback) == ("correct", 1.0, "correct")
+    coarse = grade(question.spec, typed(expected, 3))
+    assert (coarse.verdict, coarse.score) == ("correct", 1.0)
+    assert coarse.feedback == "correct, within the tolerance; the question asks for 4 decimals, you gave 3 decimals"
+
+
+def test_a_whole_entry_typed_without_decimals_needs_no_note() -> None:
+    """A masked weight of exactly 0 typed as 0 is not short of anything."""
+    spec = AnswerSpec(kind="vector", expected=[0.25, 0.0], tolerance=Tolerance(abs=0.0005),
+                      precision=Precision(4, "decimals"))
+    assert grade(spec, "0.2500 0").feedback == "correct"
+    assert "asks for 4 decimals, you gave 2" in grade(spec, "0.25 0").feedback
