@@ -132,7 +132,7 @@ def part_keys(*, session: Session) -> dict[str, tuple[str, int]]:
     found: dict[str, tuple[str, int]] = {}
     for row in rows:
         template = parse_stored(row.source_yaml, row.content_hash, row.key)
-        found |= {part.id: (row.key, i) for i, part in enumerate(template.parts or ()) if part.id in template.part_ids}
+        found |= {part_id: (row.key, i) for part_id, i in template.routed_parts.items()}
     return found
 
 

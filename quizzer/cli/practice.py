@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,8 +21,8 @@ from quizzer.common.errors import UserError
 from quizzer.templates import MAX_SEED
 
 if TYPE_CHECKING:
-
     from quizzer.grading.verdict import Verdict
+    from quizzer.learning.study import Study
     from quizzer.templates.schema import Template
 
 
@@ -102,16 +104,9 @@ def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, 
         raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
     if dry_run:
         return verdict
-    # The ORM only now, to record: a new profile is created in the answer's own transaction (a kill
-    # between the two must not leave a learner with no answer).
-    from quizzer.bank.learners import ensure_learner
     from quizzer.grading.parts import PartVerdict
-    from quizzer.learning.study import Study
-    from quizzer.templates.catalog import load_catalog
 
-    with bank_session() as session:
-        learner = ensure_learner(session=session, name=profile, commit=False)
-        study = Study(session, load_catalog(), learner)
+    with _study(profile) as study:
         if part is None:
             study.record(instance, answer, verdict, seconds)
         else:
@@ -119,13 +114,23 @@ def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, 
     return verdict
 
 
+@contextmanager
+def _study(profile: str) -> Iterator[Study]:
+    """The study session that records a graded answer, as the app records it.  The ORM is opened only
+    now, after grading; a new profile is created in the answer's own transaction (a kill between the
+    two must not leave a learner with no answer)."""
+    from quizzer.bank.learners import ensure_learner
+    from quizzer.learning.study import Study
+    from quizzer.templates.catalog import load_catalog
+
+    with bank_session() as session:
+        yield Study(session, load_catalog(), ensure_learner(session=session, name=profile, commit=False))
+
+
 def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: str,
                  dry_run: bool, seconds: float | None) -> dict[str, Any]:
     """A multi-part question's answers graded together (with follow-through) and recorded, one per part."""
-    from quizzer.bank.learners import ensure_learner
     from quizzer.grading.parts import whole_outcome
-    from quizzer.learning.study import Study
-    from quizzer.templates.catalog import load_catalog
     from quizzer.templates.instance import make_instance
     from quizzer.templates.parts import grade_instance
 
@@ -139,11 +144,9 @@ def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: 
         if verdict.verdict.verdict == "invalid":
             raise UserError(f"could not read the answer to part ({verdict.label}): {verdict.verdict.feedback}",
                             where=f"--answer {typed!r}")
-    if not dry_run:  # the ORM only now, to record, as for one answer
-        with bank_session() as session:
-            learner = ensure_learner(session=session, name=profile, commit=False)
-            Study(session, load_catalog(), learner).record_parts(instance, list(zip(verdicts, answers, strict=True)),
-                                                                 seconds)
+    if not dry_run:
+        with _study(profile) as study:
+            study.record_parts(instance, list(zip(verdicts, answers, strict=True)), seconds)
     outcome, score = whole_outcome([(v.verdict.score, p.question.points) for v, p in zip(verdicts, instance.parts,
                                                                                           strict=True)])
     return {"key": template.key, "seed": seed, "verdict": outcome, "score": score, "points": instance.points,

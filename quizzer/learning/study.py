@@ -230,8 +230,9 @@ class Study:
     def _paper_rows(self, attempts: Sequence[Attempt]) -> list[PaperRow]:
         """Per routed paper, how many of its questions this learner's latest answer got right (see
         :func:`paper_progress`)."""
-        part_ids = {(key, LABELS[i]): part.id for key, template in self.templates.items()
-                    for i, part in enumerate(template.parts or ()) if part.id}
+        # A part with no ID of its own (or with its question's key) answers the question's key anyway.
+        part_ids = {(key, LABELS[i]): part_id for key, template in self.templates.items()
+                    for part_id, i in template.routed_parts.items()}
         return [PaperRow(paper, done, total) for paper, (done, total) in paper_progress(
             attempts, [(record.id, record.paper) for record in self.catalog.records.values()], part_ids).items()]
 

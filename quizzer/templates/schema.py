@@ -352,9 +352,15 @@ class Template(_Strict):
         return self.parts[0].kind if self.parts else self.kind
 
     @property
+    def routed_parts(self) -> dict[str, int]:
+        """The routed IDs this question's parts carry besides its own key -> the part's index (none for
+        a single question)."""
+        return {part.id: i for i, part in enumerate(self.parts or ()) if part.id and part.id != self.key}
+
+    @property
     def part_ids(self) -> tuple[str, ...]:
         """The routed IDs this question's parts carry besides its own key (none for a single question)."""
-        return tuple(part.id for part in self.parts or () if part.id and part.id != self.key)
+        return tuple(self.routed_parts)
 
     @property
     def option_count(self) -> int | None:
