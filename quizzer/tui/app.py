@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
@@ -21,6 +21,7 @@ from textual.screen import Screen
 from quizzer.common.clock import Clock, utcnow
 from quizzer.common.errors import UserError
 from quizzer.tui.screens.dashboard import DashboardScreen
+from quizzer.tui.widgets.key_gate import GatedApp
 
 if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after the first paint
     from quizzer.learning.study import Study
@@ -40,7 +41,7 @@ class Filters:
         return any(value is not None for value in (self.topic, self.week, self.paper))
 
 
-class QuizzerApp(App[None]):
+class QuizzerApp(GatedApp):
     CSS_PATH = "styles/app.tcss"
     TITLE = "quizzer"
     SUB_TITLE = "Transformers exam revision"

@@ -161,7 +161,8 @@ def test_a_student_practises_in_the_browser_as_the_profile_the_url_names(
         while not attempts() and time.monotonic() < deadline:
             time.sleep(0.3)
         page.screenshot(path=str(tmp_path / "answered.png"))
-        assert attempts() == [("bob", "practice/w1b-sdpa-longer-sequence", "a")]  # bob's, not alice's
+        seen = ESCAPES.sub("", "".join(frames[-3:]))  # what the browser showed last, should this fail
+        assert attempts() == [("bob", "practice/w1b-sdpa-longer-sequence", "a")], seen  # bob's, not alice's
         server.send_signal(signal.SIGINT)  # Ctrl+C with a session open
         assert server.wait(WAIT) == 0
     assert not any(alive(pid) for pid in apps)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import asyncio
 
 from textual import events
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.widgets import OptionList
 
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.key_gate import GatedApp
 
 OPTIONS = ("queries", "keys", "values", "scores")
 
 
-class Harness(App[None]):
+class Harness(GatedApp):
     def __init__(self, multi: bool = False) -> None:
         super().__init__()
         self.multi = multi
@@ -65,6 +66,36 @@ def test_keys_read_before_the_box_was_drawn_are_dropped() -> None:
             late.time = box.gate.drawn_at + 0.001
             app.post_message(late)
             await pilot.pause()
+            assert app.submitted == ["a"]
+
+    asyncio.run(scenario())
+
+
+def test_keys_typed_the_moment_the_box_is_on_screen_count() -> None:
+    """The gate is stamped by the frame that draws the box, not by a callback that runs some time
+    after it: on a busy machine the student saw the options and typed a letter and enter before
+    such a callback ran, and both keys were dropped (seen in the browser test under load).  Here
+    the keys are read right after the first frame that shows the box is written, before anything
+    else runs."""
+    typed: list[events.Key] = []
+
+    class TypesAtOnce(Harness):
+        def post_display_hook(self) -> None:
+            super().post_display_hook()
+            boxes = self.query(ChoiceBox)
+            if not typed and boxes and boxes.first().region.area:
+                typed.extend([events.Key("a", "a"), events.Key("enter", None)])  # stamped now
+                for key in typed:
+                    key.set_sender(self)  # read by the app's driver, as pilot.press has it
+                    self.post_message(key)
+
+    app = TypesAtOnce()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            while not typed:
+                await pilot.pause()
+            await pilot.pause()  # the keys' turn
             assert app.submitted == ["a"]
 
     asyncio.run(scenario())

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.key_gate import GatedApp
 from quizzer.tui.widgets.order_box import OrderBox
 
 
-class Harness(App[None]):
+class Harness(GatedApp):
     def __init__(self) -> None:
         super().__init__()
         self.submitted: list[str] = []
