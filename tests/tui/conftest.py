@@ -58,3 +58,18 @@ async def loaded(app: QuizzerApp, pilot: object) -> None:
     await app.workers.wait_for_complete()
     await pilot.pause()  # type: ignore[attr-defined]
     assert app.study is not None
+
+
+@pytest.fixture(autouse=True)
+def short_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot's ``press`` and ``pause`` end with Textual's idle check, which sleeps in steps of 20 ms
+    until a step passes with under 5 % of it spent on the processor: at least 40 ms per key, most of
+    these tests' time (a typed answer is a dozen keys).  Steps of 4 ms keep the same 5 % rule.
+
+    What a test asserts never rests on that check: ``pause`` first waits until the screen and every
+    widget on it have handled the messages pending (Pilot's ``_wait_for_screen``), and the one thread
+    worker (opening the bank) is awaited by ``loaded``."""
+    import textual._wait as idle
+
+    monkeypatch.setattr(idle, "SLEEP_GRANULARITY", 1 / 250)
+    monkeypatch.setattr(idle, "SLEEP_IDLE", 1 / 250 / 20)
