@@ -86,7 +86,7 @@ def grade(
 
     typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
                f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
-    if verdict.feedback:
+    if verdict.feedback and verdict.feedback != verdict.verdict:  # a bare "correct" repeats the line above
         typer.echo(render_math(verdict.feedback))
 
 
@@ -164,7 +164,7 @@ def _print_parts(result: dict[str, Any], *, as_json: bool) -> None:
         carried = " (right on your value)" if part["carried_forward"] else ""
         typer.echo(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
                    f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
-        if part["feedback"]:
+        if part["feedback"] and part["feedback"] != part["verdict"]:
             typer.echo(f"    {render_math(part['feedback'])}")
     typer.echo(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
 

@@ -95,6 +95,8 @@ def test_grade_correct_wrong_misconception_and_records() -> None:
 def test_grade_dry_run_and_invalid_answer() -> None:
     code, out, _ = run("grade", KEY, "--seed", "0", "--answer", "18944000", "--json", "--dry-run")
     assert code == 0 and json.loads(out)["recorded"] is False
+    code, out, _ = run("grade", KEY, "--seed", "0", "--answer", "18944000", "--dry-run")
+    assert code == 0 and out.splitlines() == ["CORRECT (score 1) — you answered 18,944,000; expected 18,944,000."]
     code, out, err = run("grade", KEY, "--seed", "0", "--answer", "banana")
     assert code == 2 and "could not read the answer" in err and len(err.strip().splitlines()) == 1
 
