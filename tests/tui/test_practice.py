@@ -233,6 +233,7 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             instance = await skip_to(pilot, app, ("text",))
             box = app.screen.query_one(RecallBox)
             assert box.has_class("-waiting") and "Model answer" not in feedback(app)
+            assert text_of(app, "#keys").startswith("enter show the model answer")  # not "enter submit"
             await pilot.press("2")  # a rating before the reveal is refused: it would rate nothing
             await pilot.pause()
             assert not app.screen.answered and attempts(isolated_bank) == []
@@ -240,6 +241,7 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             await pilot.pause()
             assert not box.has_class("-waiting") and "Model answer" in feedback(app)
             assert attempts(isolated_bank) == []  # seeing the model answer is not an answer
+            assert text_of(app, "#keys").startswith("1–4 rate your answer")
             await pilot.press("2")
             await pilot.pause()
             assert text_of(app, "#verdict").startswith("Rated hard")

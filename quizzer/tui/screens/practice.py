@@ -53,6 +53,11 @@ def recall_markdown(instance: Instance) -> str:
 
 OPEN_KEYS = Content.from_markup(
     "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] solution  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+# A recall card is not submitted: enter shows the model answer, then a key from 1 to 4 rates the answer.
+RECALL_KEYS = Content.from_markup(
+    "[b]enter[/] show the model answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+RATING_KEYS = Content.from_markup(
+    "[b]1[/]–[b]4[/] rate your answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
 ANSWERED_KEYS = Content.from_markup(
     "[b]n[/]/[b]enter[/] next question  [b]↑/↓ pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
 
@@ -172,6 +177,7 @@ class PracticeScreen(Screen[None]):
         """Show the model answer where the question scrolls, just below it."""
         if self.question is not None:
             await self.query_one("#feedback", Markdown).update(recall_markdown(self.question.instance))
+            self.query_one("#keys", Static).update(RATING_KEYS)
             self._scroll_to_feedback()
 
     @on(RecallBox.Rated)
@@ -261,7 +267,8 @@ class PracticeScreen(Screen[None]):
 
     def _set_answered(self, answered: bool) -> None:
         self.answered = answered
-        self.query_one("#keys", Static).update(ANSWERED_KEYS if answered else OPEN_KEYS)
+        recall = self.question is not None and self.question.instance.kind == "text"
+        self.query_one("#keys", Static).update(ANSWERED_KEYS if answered else RECALL_KEYS if recall else OPEN_KEYS)
 
     def _seconds(self) -> float:
         return round(time.monotonic() - self.shown_at, 1)
