@@ -10,21 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
-from pydantic import BaseModel, ValidationError
 
-from quizzer.common.errors import TemplateError, did_you_mean
-from quizzer.templates.schema import (
-    MAX_BOUND,
-    Choice,
-    FigureMark,
-    FigureSeries,
-    FigureSpec,
-    Misconception,
-    ParamSpec,
-    Template,
-    Tolerance,
-)
+from quizzer.common.errors import TemplateError
+from quizzer.templates.schema import MAX_BOUND, Template
+from quizzer.templates.schema_errors import describe_error, line_of
 
 MAX_FILE_BYTES = 256 * 1024
 # libyaml's safe loader when present (about 10x faster); the pure-Python one otherwise. Both are safe.
@@ -65,9 +56,9 @@ def load_text(text: str, *, where: str) -> Template:
         raise TemplateError("a template file must be a YAML mapping of fields (key:, title:, ...)", where=where)
     key = data.get("key") if isinstance(data.get("key"), str) else None
     try:
-        template = Template.model_validate(data)
-    except ValidationError as exc:
-        raise TemplateError(_first_error(exc, node), where=_where(where, key)) from None
+        template = msgspec.convert(data, Template, strict=False)  # lax as YAML is: "1e-3" is a number
+    except msgspec.ValidationError as exc:
+        raise TemplateError(describe_error(exc, data, node), where=_where(where, key)) from None
     _check_text(data, node, _where(where, key))
     return template
 
@@ -84,7 +75,7 @@ def _check_text(data: Any, root: yaml.Node, where: str) -> None:
             problem = (f"more than {MAX_TEXT_CHARS:,} characters of text" if chars > MAX_TEXT_CHARS
                        else f"more than {MAX_PLACEHOLDERS} '{{{{ }}}}' placeholders")
             raise TemplateError(f"field {'.'.join(path)!r}: the template has {problem} in all "
-                                f"(line {_line_of(root, list(path))})", where=where)
+                                f"(line {line_of(root, list(path))})", where=where)
 
 
 def _strings(value: Any, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
@@ -305,57 +296,3 @@ def _yaml_problem(exc: yaml.MarkedYAMLError) -> str:
 
 def _at(where: str, mark: Any) -> str:
     return f"{where}:{mark.line + 1}" if mark is not None else where
-
-
-def _first_error(exc: ValidationError, root: yaml.Node) -> str:
-    """Describe pydantic's first error as 'field X: message (line N)' with a did-you-mean for typos."""
-    error = exc.errors()[0]
-    loc = [str(part) for part in error["loc"] if not str(part).startswith("function-")]
-    loc = [part for part in loc if part not in _UNION_TAGS]
-    field = ".".join(loc) or "(top level)"
-    message = error["msg"].removeprefix("Value error, ")
-    if error["type"] == "extra_forbidden":
-        message = f"unknown field {loc[-1]!r}{did_you_mean(loc[-1], _fields_at(loc[:-1]))}"
-    elif error["type"] == "missing":
-        message = "is required"
-    line = _line_of(root, loc)
-    return f"field {field!r}: {message}" + (f" (line {line})" if line else "")
-
-
-# Pydantic names union members in error locations; they mean nothing to an author.
-_UNION_TAGS = {"str", "int", "float", "bool", "list[any]", "tuple[int, int]", "tuple[float, float]",
-               "constrained-str", "list[str]", "dict[str,any]"}
-
-
-def _fields_at(parent: list[str]) -> list[str]:
-    if not parent:
-        return list(Template.model_fields)
-    models: dict[str, type[BaseModel]] = {"params": ParamSpec, "tolerance": Tolerance, "choices": Choice,
-                                          "misconceptions": Misconception, "figure": FigureSpec}
-    nested: dict[tuple[str, ...], type[BaseModel]] = {("figure", "series"): FigureSeries,
-                                                      ("figure", "marks"): FigureMark}
-    model = nested.get(tuple(parent[:2])) or models.get(parent[0])
-    if model is None:
-        return []
-    return [field.alias or name for name, field in model.model_fields.items()]
-
-
-def _line_of(root: yaml.Node, loc: list[str]) -> int | None:
-    """The 1-based line of the YAML node at a pydantic location, as deep as it resolves."""
-    node = root
-    line: int = root.start_mark.line + 1  # a yaml.Mark's 0-based line
-    for part in loc:
-        child = next(_children(node, part), None)
-        if child is None:
-            break
-        node, line = child, child.start_mark.line + 1
-    return line
-
-
-def _children(node: yaml.Node, part: str) -> Iterator[yaml.Node]:
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            if str(key_node.value) == part:
-                yield key_node if isinstance(value_node, yaml.ScalarNode) and value_node.value == "" else value_node
-    elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
-        yield node.value[int(part)]

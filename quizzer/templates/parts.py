@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from quizzer.common.errors import TemplateError
@@ -37,9 +38,9 @@ def part_template(template: Template, index: int) -> Template:
     """Part ``index`` as a single question: same key, parameters and derived values (so the same draw)."""
     assert template.parts is not None
     part = template.parts[index]
-    return template.model_copy(update={
-        "kind": part.kind, "answer": part.answer, "tolerance": part.tolerance, "points": part.points,
-        "misconceptions": part.misconceptions, "prompt": part.prompt, "parts": None})
+    return msgspec.structs.replace(
+        template, kind=part.kind, answer=part.answer, tolerance=part.tolerance, points=part.points,
+        misconceptions=part.misconceptions, prompt=part.prompt, parts=None)
 
 
 def derived_sources(template: Template) -> dict[str, frozenset[str]]:

@@ -1,8 +1,16 @@
 """The question-template format: one YAML file, one self-describing question.
 
 The format is documented for authors in ``questions/README.md``; this module is
-its executable definition.  Every model forbids unknown fields so a typo is an
+its executable definition.  Every struct forbids unknown fields so a typo is an
 error with a suggestion, never a silently ignored setting.
+
+The structs are msgspec's: ``msgspec.convert`` checks a parsed YAML mapping against them (types,
+bounds, lengths, unknown fields) in C, and each ``__post_init__`` checks what types cannot say.
+Why not pydantic, the usual choice: every one-question command (``quizzer show``) reads one
+template, and importing pydantic and building these models was about 130 ms of its start-up,
+against about 25 ms for msgspec (the goal is 8x a bare ``python -c pass``, about 240 ms).  A
+``__post_init__`` names the field it refuses with :class:`FieldProblem`; the loader turns
+msgspec's error into one line naming field and line (``loader._first_error``).
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ import keyword
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from msgspec import Meta, Struct, field
 
 KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression", "text",
          "parts")
@@ -37,8 +45,19 @@ IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,39}")
 RESERVED_NAMES = frozenset({"answer", "seed", "key", "True", "False", "None"})
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+class FieldProblem(ValueError):
+    """A ``__post_init__``'s refusal of one of its struct's fields (``at``: the field's path below the
+    struct, e.g. ``("variables", "0")``), so that the author is pointed at the field, not the struct."""
+
+    def __init__(self, message: str, *at: str):
+        super().__init__(message)
+        self.at = at
+
+
+class _Strict(Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """Immutable, no unknown fields.  Each struct says ``kw_only=True`` itself (msgspec does not inherit
+    it; a field with a default may then come before a required one, in the order the docs list them)
+    and ``frozen=True`` again (which msgspec inherits, but mypy's reading of the class does not)."""
 
 
 Dim = int | str  # a literal size or an expression over earlier parameters ("T", "d_model // h")
@@ -46,28 +65,29 @@ Dim = int | str  # a literal size or an expression over earlier parameters ("T",
 
 # Sampling bounds stay where floats are exact integers: a 5000-digit bound cannot become a float.
 MAX_BOUND = 2**53
-WholeBound = Annotated[int, Field(ge=-MAX_BOUND, le=MAX_BOUND)]
-RealBound = Annotated[float, Field(ge=-MAX_BOUND, le=MAX_BOUND, allow_inf_nan=False)]
+# (A bound also refuses infinities; NaN never reaches here: the loader refuses it in the YAML.)
+WholeBound = Annotated[int, Meta(ge=-MAX_BOUND, le=MAX_BOUND)]
+RealBound = Annotated[float, Meta(ge=-MAX_BOUND, le=MAX_BOUND)]
 
 
-class ParamSpec(_Strict):
+class ParamSpec(_Strict, kw_only=True, frozen=True):
     """One sampler.  Exactly one of choice / int / float / vector / matrix is given."""
 
-    choice: list[Any] | None = Field(default=None, min_length=1, max_length=1000)
-    int_: tuple[WholeBound, WholeBound] | None = Field(default=None, alias="int")
-    float_: tuple[RealBound, RealBound] | None = Field(default=None, alias="float")
+    choice: Annotated[list[Any], Meta(min_length=1, max_length=1000)] | None = None
+    int_: tuple[WholeBound, WholeBound] | None = field(default=None, name="int")
+    float_: tuple[RealBound, RealBound] | None = field(default=None, name="float")
     vector: Dim | None = None
     matrix: tuple[Dim, Dim] | None = None
-    step: int = Field(default=1, ge=1, le=MAX_BOUND)
-    decimals: int | None = Field(default=None, ge=0, le=12)
+    step: Annotated[int, Meta(ge=1, le=MAX_BOUND)] = 1
+    decimals: Annotated[int, Meta(ge=0, le=12)] | None = None
     dist: Literal["normal", "uniform", "integers"] = "normal"
     mean: RealBound = 0.0
-    std: RealBound = Field(default=1.0, gt=0)
+    std: Annotated[float, Meta(gt=0, le=MAX_BOUND)] = 1.0
     low: RealBound = -1.0
     high: RealBound = 1.0
 
-    @model_validator(mode="after")
-    def _exactly_one_sampler(self) -> ParamSpec:
+    def __post_init__(self) -> None:
+        """Exactly one sampler, and a range that holds something."""
         given = [name for name in ("choice", "int_", "float_", "vector", "matrix") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError("give exactly one of choice, int, float, vector, matrix"
@@ -77,7 +97,6 @@ class ParamSpec(_Strict):
                 raise ValueError(f"range [{bounds[0]}, {bounds[1]}] is empty: the low end is above the high end")
         if self.low >= self.high and self.dist in ("uniform", "integers"):
             raise ValueError(f"low ({self.low}) must be below high ({self.high})")
-        return self
 
     @property
     def sampler(self) -> str:
@@ -85,38 +104,36 @@ class ParamSpec(_Strict):
                     if getattr(self, name) is not None)
 
 
-class Tolerance(_Strict):
+class Tolerance(_Strict, kw_only=True, frozen=True):
     """Accepted if any given criterion accepts; integers are always exact."""
 
-    rel: float | None = Field(default=None, gt=0, lt=1)
-    abs: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    sig: int | None = Field(default=None, ge=1, le=12)
+    rel: Annotated[float, Meta(gt=0, lt=1)] | None = None
+    abs: Annotated[float, Meta(gt=0, le=MAX_BOUND)] | None = None
+    sig: Annotated[int, Meta(ge=1, le=12)] | None = None
 
 
-class Choice(_Strict):
-    text: str = Field(min_length=1, max_length=2000)
+class Choice(_Strict, kw_only=True, frozen=True):
+    text: Annotated[str, Meta(min_length=1, max_length=2000)]
     correct: bool = False
     misconception: str | None = None
-    feedback: str | None = Field(default=None, max_length=4000)
+    feedback: Annotated[str, Meta(max_length=4000)] | None = None
 
-    @model_validator(mode="after")
-    def _misconceptions_are_wrong(self) -> Choice:
+    def __post_init__(self) -> None:
         if self.correct and self.misconception:
             raise ValueError("a correct choice cannot name a misconception")
-        return self
 
 
-class Misconception(_Strict):
+class Misconception(_Strict, kw_only=True, frozen=True):
     """A wrong answer computed under one named mistake, with what to tell the student."""
 
-    id: str = Field(min_length=1, max_length=80)
-    answer: str | int | float | bool = Field(
-        description="expression in the template language (typed syntax for kind: expression)")
-    feedback: str | None = Field(default=None, max_length=4000)
+    id: Annotated[str, Meta(min_length=1, max_length=80)]
+    answer: str | int | float | bool  # an expression in the template language (typed syntax for kind: expression)
+    feedback: Annotated[str, Meta(max_length=4000)] | None = None
 
 
-Text = Annotated[str, Field(min_length=1, max_length=20_000)]
-Label = Annotated[str, Field(max_length=200)]
+Text = Annotated[str, Meta(min_length=1, max_length=20_000)]
+Label = Annotated[str, Meta(max_length=200)]
+Expression = Annotated[str, Meta(min_length=1, max_length=2000)]
 # Row/column/bar labels: a YAML list of texts (placeholders allowed), or one expression giving a list.
 Labels = list[Label] | str
 
@@ -127,42 +144,42 @@ _FIGURE_FIELDS = {"heatmap": {"data", "mask", "row_labels", "col_labels"},
 _FIGURE_REQUIRED = {"heatmap": ("data",), "lines": ("x", "series"), "bars": ("categories", "series")}
 
 
-class FigureSeries(_Strict):
+class FigureSeries(_Strict, kw_only=True, frozen=True):
     """One curve (lines) or one set of bars: values from an expression, named in the legend."""
 
-    y: str = Field(min_length=1, max_length=2000, description="expression giving a 1-D array")
+    y: Expression  # giving a 1-D array
     label: Label = ""
 
 
-class FigureMark(_Strict):
+class FigureMark(_Strict, kw_only=True, frozen=True):
     """A labelled vertical reference line on a lines figure (a step, a position, a boundary)."""
 
-    x: str | int | float = Field(description="expression giving one number")
+    x: str | int | float  # an expression giving one number
     label: Label = ""
 
 
-class FigureSpec(_Strict):
+class FigureSpec(_Strict, kw_only=True, frozen=True):
     """A picture drawn from computed values: declarative, every value an expression, nothing run."""
 
     kind: Literal["heatmap", "lines", "bars"]
     where: Literal["prompt", "solution"] = "solution"
     title: Label = ""
-    caption: str = Field(default="", max_length=1000)
+    caption: Annotated[str, Meta(max_length=1000)] = ""
     xlabel: Label = ""
     ylabel: Label = ""
-    data: str | None = Field(default=None, min_length=1, max_length=2000)
-    mask: str | None = Field(default=None, min_length=1, max_length=2000)
+    data: Expression | None = None
+    mask: Expression | None = None
     row_labels: Labels | None = None
     col_labels: Labels | None = None
-    decimals: int = Field(default=2, ge=0, le=6)
-    x: str | None = Field(default=None, min_length=1, max_length=2000)
+    decimals: Annotated[int, Meta(ge=0, le=6)] = 2
+    x: Expression | None = None
     categories: Labels | None = None
-    series: list[FigureSeries] = Field(default_factory=list, max_length=8)
-    marks: list[FigureMark] = Field(default_factory=list, max_length=8)
+    series: Annotated[list[FigureSeries], Meta(max_length=8)] = field(default_factory=list)
+    marks: Annotated[list[FigureMark], Meta(max_length=8)] = field(default_factory=list)
     ylim: tuple[str | int | float, str | int | float] | None = None
 
-    @model_validator(mode="after")
-    def _kind_fields(self) -> FigureSpec:
+    def __post_init__(self) -> None:
+        """The fields its kind draws are given, and no field only another kind draws."""
         for name in _FIGURE_REQUIRED[self.kind]:
             if not getattr(self, name):
                 raise ValueError(f"a {self.kind!r} figure needs {name!r}")
@@ -170,7 +187,6 @@ class FigureSpec(_Strict):
         stray = sorted(name for name in specific if getattr(self, name))
         if stray:
             raise ValueError(f"{', '.join(map(repr, stray))} cannot be used in a {self.kind!r} figure")
-        return self
 
 
 def _variable_name(name: str) -> str:
@@ -185,110 +201,97 @@ def _variable_name(name: str) -> str:
     return name
 
 
-VariableName = Annotated[str, AfterValidator(_variable_name)]
-
-
-class Part(_Strict):
+class Part(_Strict, kw_only=True, frozen=True):
     """One step of a multi-part (``kind: parts``) question: it asks for one derived value.
 
     A later part computed from an earlier part's value is graded on the learner's own value
     too (follow-through); ``follow_through`` is the credit that earns (1 = full)."""
 
-    id: str | None = Field(default=None, description="the routed exam record this step is, if any")
+    id: str | None = None  # the routed exam record this step is, if any
     prompt: Text
-    answer: str = Field(description="the name of the derived value this part asks for")
+    answer: str  # the name of the derived value this part asks for
     kind: PartKind
-    tolerance: Tolerance = Tolerance()
-    points: float | None = Field(default=None, gt=0, le=100)
-    follow_through: float = Field(default=1.0, ge=0, le=1)
-    misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    points: Annotated[float, Meta(gt=0, le=100)] | None = None
+    follow_through: Annotated[float, Meta(ge=0, le=1)] = 1.0
+    misconceptions: Annotated[list[Misconception], Meta(max_length=20)] = field(default_factory=list)
 
-    @field_validator("id")
-    @classmethod
-    def _routed(cls, key: str | None) -> str | None:
-        if key is not None and not ROUTED_KEY.fullmatch(key):
-            raise ValueError(f"{key!r} is not a routed record ID like '2024T3_Q1_NA Q278'")
-        return key
+    def __post_init__(self) -> None:
+        if self.id is not None and not ROUTED_KEY.fullmatch(self.id):
+            raise FieldProblem(f"{self.id!r} is not a routed record ID like '2024T3_Q1_NA Q278'", "id")
 
     @property
     def marks(self) -> float:
         return self.points if self.points is not None else DEFAULT_POINTS[self.kind]
 
 
-class Template(_Strict):
+class Template(_Strict, kw_only=True, frozen=True):
     key: str
-    title: str = Field(min_length=3, max_length=200)
-    week: int = Field(ge=1, le=52)
-    topics: list[str] = Field(min_length=1, max_length=8)
-    difficulty: int = Field(ge=1, le=3)
-    source: str = Field(min_length=3, max_length=500)
+    title: Annotated[str, Meta(min_length=3, max_length=200)]
+    week: Annotated[int, Meta(ge=1, le=52)]
+    topics: Annotated[list[str], Meta(min_length=1, max_length=8)]
+    difficulty: Annotated[int, Meta(ge=1, le=3)]
+    source: Annotated[str, Meta(min_length=3, max_length=500)]
     kind: Kind
-    params: dict[str, ParamSpec] = Field(default_factory=dict, max_length=40)
-    derived: dict[str, str | int | float] = Field(default_factory=dict, max_length=60)
-    require: list[str] = Field(default_factory=list, max_length=20)
+    params: Annotated[dict[str, ParamSpec], Meta(max_length=40)] = field(default_factory=dict)
+    derived: Annotated[dict[str, str | int | float], Meta(max_length=60)] = field(default_factory=dict)
+    require: Annotated[list[str], Meta(max_length=20)] = field(default_factory=list)
     canonical: dict[str, Any] | None = None
     prompt: Text
     answer: str | int | float | bool | None = None
-    variables: list[VariableName] = Field(default_factory=list, max_length=10)
-    tolerance: Tolerance = Tolerance()
-    choices: list[Choice] | None = Field(default=None, min_length=2, max_length=12)
+    variables: Annotated[list[str], Meta(max_length=10)] = field(default_factory=list)
+    tolerance: Tolerance = field(default_factory=Tolerance)
+    choices: Annotated[list[Choice], Meta(min_length=2, max_length=12)] | None = None
     # kind 'order': the steps in their right order (shown shuffled, each with a letter).
-    items: list[Annotated[str, Field(min_length=1, max_length=2000)]] | None = Field(
-        default=None, min_length=3, max_length=12)
+    items: Annotated[list[Annotated[str, Meta(min_length=1, max_length=2000)]],
+                     Meta(min_length=3, max_length=12)] | None = None
     shuffle: bool = True
     # The answer does not depend on the numbers drawn (a true/false fact, say): the validator then
     # allows a true/false or choice answer that is the same on every seed.
     conceptual: bool = False
-    misconceptions: list[Misconception] = Field(default_factory=list, max_length=20)
+    misconceptions: Annotated[list[Misconception], Meta(max_length=20)] = field(default_factory=list)
     solution: Text
     figure: FigureSpec | None = None
-    tags: list[Annotated[str, Field(min_length=1, max_length=40)]] = Field(default_factory=list, max_length=20)
-    points: float | None = Field(default=None, gt=0, le=100, description="marks (default: by kind, DEFAULT_POINTS)")
+    tags: Annotated[list[Annotated[str, Meta(min_length=1, max_length=40)]], Meta(max_length=20)] = field(
+        default_factory=list)
+    points: Annotated[float, Meta(gt=0, le=100)] | None = None  # marks (default: by kind, DEFAULT_POINTS)
     # kind 'parts': the steps of one calculation, asked one after another (quizzer.templates.parts).
-    parts: list[Part] | None = Field(default=None, min_length=2, max_length=8)
+    parts: Annotated[list[Part], Meta(min_length=2, max_length=8)] | None = None
 
-    @field_validator("key")
-    @classmethod
-    def _key_form(cls, key: str) -> str:
-        if not (ROUTED_KEY.fullmatch(key) or PRACTICE_KEY.fullmatch(key)):
-            shown = repr(key) if len(key) <= 100 else f"{key[:100]!r}…"
-            raise ValueError(f"{shown} is neither a routed record ID like '2024T3_Q1_NA Q277' "
-                             "nor a practice key like 'practice/sdpa-variance-table'")
-        return key
-
-    @field_validator("params", "derived")
-    @classmethod
-    def _names(cls, mapping: dict[str, Any]) -> dict[str, Any]:
-        for name in mapping:
-            if not IDENTIFIER.fullmatch(name) or name in RESERVED_NAMES:
-                raise ValueError(f"{name!r} cannot be a name: use letters, digits and '_', "
-                                 f"start with a letter, and avoid {sorted(RESERVED_NAMES)}")
-        return mapping
-
-    @field_validator("derived")
-    @classmethod
-    def _derived_apart(cls, derived: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
-        """A derived value named like a parameter would silently replace the parameter a reviewer reads."""
-        shadowed = sorted(set(derived) & set(info.data.get("params") or {}))
+    def __post_init__(self) -> None:
+        """What types cannot say, field by field in the file's order, then across fields."""
+        if not (ROUTED_KEY.fullmatch(self.key) or PRACTICE_KEY.fullmatch(self.key)):
+            shown = repr(self.key) if len(self.key) <= 100 else f"{self.key[:100]!r}…"
+            raise FieldProblem(f"{shown} is neither a routed record ID like '2024T3_Q1_NA Q277' "
+                               "nor a practice key like 'practice/sdpa-variance-table'", "key")
+        for mapping in ("params", "derived"):
+            for name in getattr(self, mapping):
+                if not IDENTIFIER.fullmatch(name) or name in RESERVED_NAMES:
+                    raise FieldProblem(f"{name!r} cannot be a name: use letters, digits and '_', "
+                                       f"start with a letter, and avoid {sorted(RESERVED_NAMES)}", mapping)
+        # A derived value named like a parameter would silently replace the parameter a reviewer reads.
+        shadowed = sorted(set(self.derived) & set(self.params))
         if shadowed:
-            raise ValueError(f"{shadowed[0]!r} is both a parameter and a derived value; give them different names")
-        return derived
-
-    @field_validator("variables")
-    @classmethod
-    def _variables_once(cls, variables: list[str]) -> list[str]:
-        twice = sorted({name for name in variables if variables.count(name) > 1})
+            raise FieldProblem(f"{shadowed[0]!r} is both a parameter and a derived value; "
+                               "give them different names", "derived")
+        for index, name in enumerate(self.variables):
+            try:
+                _variable_name(name)
+            except ValueError as exc:
+                raise FieldProblem(str(exc), "variables", str(index)) from None
+        twice = sorted({name for name in self.variables if self.variables.count(name) > 1})
         if twice:
-            raise ValueError(f"{twice[0]!r} is listed twice")
-        return variables
+            raise FieldProblem(f"{twice[0]!r} is listed twice", "variables")
+        self._kind_fields()
 
-    @model_validator(mode="after")
-    def _kind_fields(self) -> Template:
+    def _kind_fields(self) -> None:
+        """The fields its kind asks for are given, and no field another kind asks for."""
         has_choices = self.choices is not None
         if (self.kind == "parts") != (self.parts is not None):
             raise ValueError("kind 'parts' lists its steps under 'parts', and only kind 'parts' has 'parts'")
         if self.kind == "parts":
-            return self._parts_fields()
+            self._parts_fields()
+            return
         if self.kind in ("choice", "multi"):
             if not has_choices:
                 raise ValueError(f"kind {self.kind!r} needs 'choices'")
@@ -324,9 +327,8 @@ class Template(_Strict):
             unknown = sorted(set(self.canonical) - set(self.params))
             if unknown:
                 raise ValueError(f"canonical values for unknown params: {', '.join(unknown)}")
-        return self
 
-    def _parts_fields(self) -> Template:
+    def _parts_fields(self) -> None:
         """A multi-part question asks everything in its parts: nothing answered at the top level."""
         stray = [name for name in ("answer", "choices", "items", "points") if getattr(self, name) is not None]
         stray += [name for name in ("misconceptions", "variables") if getattr(self, name)]
@@ -343,7 +345,6 @@ class Template(_Strict):
             if part.answer not in self.derived:
                 raise ValueError(f"parts.{i}.answer: {part.answer!r} is not a derived value (a part names the "
                                  f"derived value it asks for; derived: {', '.join(self.derived) or 'none'})")
-        return self
 
     @property
     def answered_kind(self) -> str:

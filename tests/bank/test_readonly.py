@@ -32,7 +32,7 @@ def test_a_current_bank_gives_what_the_orm_gives(bundled_bank: Path) -> None:
     engine.dispose()
     light = current_templates(KEYS)
     assert light is not None and len(light) == 2
-    assert [t.model_dump() for t in light] == [t.model_dump() for t in orm]
+    assert light == orm
 
 
 @pytest.mark.parametrize("sql, params", [

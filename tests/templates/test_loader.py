@@ -40,9 +40,9 @@ def test_valid_minimal_template_loads() -> None:
      "t.yaml: template 'practice/minimal': field 'answr': unknown field 'answr' (did you mean 'answer'?) (line 8)"),
     (VALID.replace("n: {int: [2, 9]}", "n: {itn: [2, 9]}"),
      "field 'params.n.itn': unknown field 'itn' (did you mean 'int'?)"),
-    (VALID.replace("week: 1", "week: first"), "field 'week': Input should be a valid integer"),
-    (VALID.replace("difficulty: 1", "difficulty: 7"), "field 'difficulty': Input should be less than or equal to 3"),
-    (VALID.replace("kind: integer", "kind: essay"), "field 'kind': Input should be 'number'"),
+    (VALID.replace("week: 1", "week: first"), "field 'week': expected a whole number, got text (line 3)"),
+    (VALID.replace("difficulty: 1", "difficulty: 7"), "field 'difficulty': must be at most 3 (line 5)"),
+    (VALID.replace("kind: integer", "kind: essay"), "field 'kind': 'essay' is not allowed; one of 'number', 'integer'"),
     (VALID.replace("key: practice/minimal", "key: \"x'; DROP TABLE template; --\""),
      "neither a routed record ID like '2024T3_Q1_NA Q277' nor a practice key"),
     (VALID.replace("key: practice/minimal", "key: 2024T3_Q1_NA  Q277"), "neither a routed record ID"),
@@ -125,7 +125,7 @@ def test_unreadable_and_binary_files(tmp_path: Path) -> None:
      "0x20000000000001 is too large: numbers in a template are at most 9,007,199,254,740,992"),
     (VALID.replace("kind: integer", "kind: number") + "tolerance: {abs: 1.0e+999}\n", "must be finite"),
     (VALID + "derived:\n  n: '1000'\n", "field 'derived': 'n' is both a parameter and a derived value"),
-    (VALID + "tags: [" + "t" * 41 + "]\n", "field 'tags.0': String should have at most 40 characters"),
+    (VALID + "tags: [" + "t" * 41 + "]\n", "field 'tags.0': must have at most 40 characters"),
     (VALID.replace("What is {{ n }} squared?", '"' + "{{ n }}" * 201 + '"'),
      "more than 200 '{{ }}' placeholders in all"),
 ])
@@ -134,6 +134,36 @@ def test_keys_names_and_numbers_are_what_they_seem(text: str, message: str) -> N
         load(text)
     assert message in str(caught.value)
     assert "\n" not in str(caught.value)
+
+
+PARTS = VALID.replace("kind: integer", "kind: parts").replace("answer: n ** 2\n", textwrap.dedent("""\
+    derived: {sq: n ** 2, cube: n ** 3}
+    parts:
+      - {prompt: Square it., answer: sq, kind: integer}
+      - {id: 2024T3_Q1_NA Q278, prompt: Cube it., answer: cube, kind: integer}
+    """))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    # A problem inside one entry of a mapping names the entry (the schema library says only "[...]").
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [2, 9]}\n  m: {int: [9, 2]}"),
+     "field 'params.m': range [9, 2] is empty: the low end is above the high end (line 10)"),
+    (VALID.replace("n: {int: [2, 9]}", "n: {int: [2, 9]}\n  m: {int: [1, 2], step: 0}"),
+     "field 'params.m.step': must be at least 1 (line 10)"),
+    # A check across a struct's fields names the field it refuses, in a list too.
+    (PARTS.replace("id: 2024T3_Q1_NA Q278", "id: Q278"),
+     "field 'parts.1.id': 'Q278' is not a routed record ID like '2024T3_Q1_NA Q278' (line 14)"),
+    # Types are said in words, not as the schema library's names.
+    (VALID.replace("answer: n ** 2", "answer: [1, 2]"),
+     "field 'answer': expected true/false, a number, text or nothing, got a list (line 11)"),
+    (VALID.replace("topics: [softmax]", "topics: softmax"), "field 'topics': expected a list, got text (line 4)"),
+    (VALID.replace("prompt: What is {{ n }} squared?\n", ""), "field 'prompt': is required (line 1)"),
+])
+def test_a_refusal_names_the_field_and_says_the_problem_in_words(text: str, message: str) -> None:
+    assert load(PARTS)
+    with pytest.raises(TemplateError) as caught:
+        load(text)
+    assert str(caught.value) == f"t.yaml: template 'practice/minimal': {message}"
 
 
 EXPRESSION = VALID.replace("kind: integer", "kind: expression\nvariables: [d, f]").replace(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
-from pydantic import ValidationError
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.verdict import grade
@@ -37,12 +37,12 @@ def test_each_listed_mistake_is_graded_back_as_itself() -> None:
     ({"kind": "choice", "choices": [{"text": "a", "correct": True}, {"text": "b"}]}, "only for kind 'order'"),
 ])
 def test_schema_rejects_a_malformed_ordering_template(change: dict[str, object], message: str) -> None:
-    with pytest.raises(ValidationError, match=message):
-        Template.model_validate(BASE | change)
+    with pytest.raises(msgspec.ValidationError, match=message):
+        msgspec.convert(BASE | change, Template)
 
 
 def test_a_mistake_that_is_not_an_order_of_every_item_is_a_template_error() -> None:
-    template = Template.model_validate(BASE | {"misconceptions": [{"id": "mask_applied_after_softmax",
-                                                                   "answer": "[1, 2, 2, 4]"}]})
+    template = msgspec.convert(BASE | {"misconceptions": [{"id": "mask_applied_after_softmax",
+                                                                "answer": "[1, 2, 2, 4]"}]}, Template)
     with pytest.raises(TemplateError, match="every item number 1–4 once"):
         make_instance(template, 0)
