@@ -15,3 +15,4 @@ SCHEMA_VERSION = 3
 VERSION_KEY = "schema_version"        # Meta row: the schema version (see ``migrations``)
 CATALOG_DIGEST_KEY = "catalog_digest"  # Meta row: the catalog_digest() the topics and records were synced from
 RULES_KEY = "grading_rules"           # Meta row: the scoring rules the attempts were graded under (regrade)
+PART_IDS_KEY = "part_ids"             # Meta row: the routed IDs parts carry, read once at import (readonly)

@@ -12,19 +12,22 @@ before (an unknown key with a suggestion, a damaged file, PostgreSQL's errors). 
 never changes what a command prints; it only skips set-up that would be a no-op.
 
 Templates are parsed by the same bounded loader as at import (``parse_stored``): a stored template
-that no longer loads is one clear line, whichever path read it.
+that no longer loads is one clear line, whichever path read it.  A key may name a part of a
+multi-part question; which routed IDs the parts carry is kept in a Meta row written at import
+(:func:`part_ids_record`), so a command parses its one template, not every multi-part question.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sqlite3
 from collections.abc import Sequence
 from contextlib import closing
 from pathlib import Path
 
-from quizzer.bank import CATALOG_DIGEST_KEY, RULES_KEY, SCHEMA_VERSION, VERSION_KEY
+from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, RULES_KEY, SCHEMA_VERSION, VERSION_KEY
 from quizzer.bank.location import database_url
 from quizzer.common.errors import TemplateError, UserError
 from quizzer.grading.verdict import RULES_VERSION
@@ -64,18 +67,40 @@ def current_templates(keys: Sequence[str], url: str | None = None) -> list[schem
             rows = connection.execute(
                 f"SELECT key, source_yaml, content_hash FROM template WHERE key IN ({', '.join('?' * len(wanted))})"
                 " ORDER BY week, key", wanted).fetchall()
-            chains = connection.execute(
-                "SELECT key, source_yaml, content_hash FROM template WHERE kind = 'parts'").fetchall()
+            part_ids = _part_ids(connection)
     except sqlite3.Error:
-        return None
-    if len(rows) != len(wanted):
         return None
     # A routed ID that a part of a multi-part question carries names that part (``store.find_question``),
     # even where an older bank still holds a single question of that key: the ORM path resolves it.
-    part_ids = {part_id for key, source, digest in chains for part_id in parse_stored(source, digest, key).part_ids}
-    if part_ids.intersection(wanted):
+    if len(rows) != len(wanted) or part_ids.intersection(wanted):
         return None
     return [parse_stored(source, digest, key) for key, source, digest in rows]
+
+
+Chain = tuple[str, str, str]  # a multi-part question's row: key, source YAML, content hash
+
+
+def part_ids_record(chains: Sequence[Chain]) -> str:
+    """The Meta row's value for the bank's multi-part questions: the routed IDs their parts carry,
+    and the content hashes they were read from (a row that no longer matches them is not used)."""
+    ids = sorted({part_id for key, source, digest in chains for part_id in parse_stored(source, digest, key).part_ids})
+    return json.dumps({"hashes": sorted(digest for _, _, digest in chains), "ids": ids})
+
+
+def _part_ids(connection: sqlite3.Connection) -> set[str]:
+    """The routed IDs the bank's parts carry: from the Meta row while it matches the stored
+    multi-part questions, else read from them (a bank written before the row was kept)."""
+    chains: list[Chain] = connection.execute(
+        "SELECT key, source_yaml, content_hash FROM template WHERE kind = 'parts'").fetchall()
+    row = connection.execute("SELECT value FROM meta WHERE key = ?", (PART_IDS_KEY,)).fetchone()
+    try:
+        recorded = json.loads(row[0]) if row else None
+    except ValueError:  # a damaged row is not trusted: the chains are read instead
+        recorded = None
+    if not (isinstance(recorded, dict) and recorded.get("hashes") == sorted(digest for *_, digest in chains)
+            and isinstance(recorded.get("ids"), list)):
+        recorded = json.loads(part_ids_record(chains))
+    return set(recorded["ids"])
 
 
 def _is_current(connection: sqlite3.Connection, directory: Path) -> bool:

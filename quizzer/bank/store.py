@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session, col, delete, select
 
-from quizzer.bank import CATALOG_DIGEST_KEY
+from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY
 from quizzer.bank.db import begin_write, lock_setup
 from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic
-from quizzer.bank.readonly import parse_stored
+from quizzer.bank.readonly import parse_stored, part_ids_record
 from quizzer.common.clock import utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.grading.verdict import Verdict
@@ -96,6 +96,11 @@ def import_templates(*, session: Session, loaded: Iterable[LoadedTemplate]) -> I
         for topic in item.template.topics:
             session.add(TemplateTopic(template_key=key, topic_id=topic))
     session.flush()
+    if report.added or report.updated or session.get(Meta, PART_IDS_KEY) is None:
+        chains = [(key, source, digest) for key, source, digest in session.exec(
+            select(Template.key, Template.source_yaml, Template.content_hash).where(Template.kind == "parts"))]
+        session.merge(Meta(key=PART_IDS_KEY, value=part_ids_record(chains)))
+        session.flush()
     return report
 
 

@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from quizzer.bank import CATALOG_DIGEST_KEY, RULES_KEY, VERSION_KEY
+from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, RULES_KEY, VERSION_KEY
 from quizzer.bank.readonly import current_templates
 from quizzer.bank.store import get_template, select_templates
 from quizzer.common.errors import UserError
 from quizzer.learning.regrade import open_current_bank
 from quizzer.templates.catalog import questions_dir
+from quizzer.templates.loader import load_path
 
 KEYS = ["practice/warmup-rate", "2024T3_Q1_NA Q277", "practice/warmup-rate"]  # one twice: read once
 
@@ -73,6 +74,36 @@ def test_no_file_postgres_or_not_a_bank_is_left_to_the_orm(isolated_bank: Path, 
     assert current_templates(KEYS, "postgresql://u:p@127.0.0.1:1/db") is None
     (tmp_path / "junk.sqlite").write_bytes(b"not a database at all" * 100)
     assert current_templates(KEYS, str(tmp_path / "junk.sqlite")) is None
+
+
+def part_id() -> str:
+    """A routed ID that a part of a bundled multi-part question carries."""
+    return next(part for path in sorted(questions_dir().rglob("*.yaml")) for part in load_path(path).part_ids)
+
+
+@pytest.mark.parametrize("sql, params", [
+    pytest.param(None, (), id="as import wrote it"),
+    pytest.param("DELETE FROM meta WHERE key = ?", (PART_IDS_KEY,), id="missing: a bank from before the row"),
+    pytest.param("UPDATE meta SET value = ? WHERE key = ?", ('{"hashes": ["other"], "ids": []}', PART_IDS_KEY),
+                 id="not matching the stored questions"),
+    pytest.param("UPDATE meta SET value = ? WHERE key = ?", ("not json", PART_IDS_KEY), id="damaged"),
+])
+def test_a_key_a_part_carries_is_left_to_the_orm_whatever_the_meta_row_says(
+        bundled_bank: Path, sql: str | None, params: tuple[str, ...]) -> None:
+    """The part wins over a single question of the same key (``store.find_question``): the light path
+    must see every part's ID, from the row import keeps or, where that row is missing or does not
+    match the stored questions, from the questions themselves."""
+    key = part_id()
+    with closing(sqlite3.connect(bundled_bank)) as connection:
+        recorded = connection.execute("SELECT value FROM meta WHERE key = ?", (PART_IDS_KEY,)).fetchone()[0]
+    assert key in recorded
+    if sql is not None:
+        execute(bundled_bank, sql, *params)
+    execute(bundled_bank, "INSERT INTO template (key, title, week, kind, difficulty, paper, source_yaml, content_hash, "
+            "file, imported_at, updated_at) SELECT ?, title, week, kind, difficulty, paper, source_yaml, content_hash, "
+            "file, imported_at, updated_at FROM template WHERE key = ?", key, KEYS[0])  # an old single question's row
+    assert current_templates([KEYS[0]]) is not None
+    assert current_templates([key]) is None
 
 
 def test_a_stored_template_that_no_longer_loads_is_one_clear_line(bundled_bank: Path) -> None:
