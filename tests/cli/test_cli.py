@@ -1,4 +1,4 @@
-"""The command line through Typer's CliRunner: the contract of every command."""
+"""The command line run in-process (``tests/cli_runner.py``): the contract of every command."""
 
 from __future__ import annotations
 
