@@ -111,7 +111,7 @@ class HelpFormatter(argparse.HelpFormatter):
         if action.option_strings and not (action.default is None or action.default is False
                                           or action.default == argparse.SUPPRESS):
             notes.append(f"default: {action.default}")
-        note = f"  [{'; '.join(notes)}]".replace("%", "%%") if notes else ""
+        note = f" [{'; '.join(notes)}]".replace("%", "%%") if notes else ""
         return (action.help or "") + note
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
