@@ -1,17 +1,25 @@
-"""The ``quizzer`` command line: the typer ``app``, its root options, the command table and ``main``.
+"""The ``quizzer`` command line: the root options, the command table, and ``main``.
 
-The commands live in one module per concern; this module registers them on the one ``app``:
+The commands live in one module per concern; this module puts them on the one parser:
 
 - ``questions`` — validate, verify, add, list, topics, coverage, show, generate;
-- ``practice`` — practise (and the bare ``quizzer``), grade (one answer or ``--batch``);
+- ``practice`` — practise (and the bare ``quizzer``), grade (one answer or ``--batch``), serve;
 - ``teacher`` — export, report;
-- ``serve`` — the practice app in a browser;
 - ``profiles`` — the ``profiles`` group (list, rename) and the ``progress`` group (export, import);
-- ``shared`` — what they all use: ``reports_errors``, ``bank_session``, the filter check, file reading.
+- ``serve`` — the server behind ``quizzer serve`` (imported only by that command);
+- ``shared`` — what they all use: ``bank_session``, the filter check, file reading;
+- ``parsing`` — argparse as quizzer uses it: ``takes``/``arg`` (a command's arguments, written
+  beside its function), usage errors as one line, ranges, help.
 
 Registration: the command modules define plain functions and never import this module; below,
-``app.command()(fn)`` registers them, in the order ``quizzer --help`` lists them.  So there is no
-import cycle, and this page is the whole command table.
+``command(commands, name, function)`` adds each, in the order ``quizzer --help`` lists them.  So
+there is no import cycle, and this page is the whole command table.
+
+Why argparse and not a library: start-up time.  A one-question command (``quizzer show KEY``) does
+a few milliseconds of work, so what it imports is most of its time.  Measured with ``python -X
+importtime`` on the development machine, where a bare ``python -c pass`` takes about 30 ms:
+``import typer`` with the pydantic adapters it reads every option through (typer 0.29) takes
+about 170 ms, plain ``click`` about 30 ms (80 ms from a fresh interpreter), ``argparse`` 2 ms.
 
 Heavy modules (numpy, sqlmodel, the engine, torch, the exporters, textual) are imported inside
 the commands that need them, so ``quizzer --help`` and ``quizzer --version`` stay fast.  Every
@@ -20,103 +28,84 @@ command reports bad input as one line on stderr with exit status 2.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-from typing import Annotated
-
-import typer
 
 from quizzer import __version__
-from quizzer.cli import practice, profiles, questions, serve, teacher
-from quizzer.cli.shared import reports_errors
+from quizzer.cli import practice, profiles, questions, teacher
+from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
-
-app = typer.Typer(
-    name="quizzer",
-    help="Exam revision for the Transformers course: randomized questions, graded at once, with worked solutions.",
-    invoke_without_command=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+from quizzer.common.profiles import current_profile_name
 
 
-def _version(value: bool) -> None:
-    if value:
-        typer.echo(f"quizzer {__version__}")
-        raise typer.Exit()
+@functools.cache
+def parser() -> Parser:
+    """The whole command line, built once per process (tests run many commands in one)."""
+    root = Parser(prog="quizzer", description="Exam revision for the Transformers course: randomized questions, "
+                                              "graded at once, with worked solutions.\n\n"
+                                              "With no command: open the practice app.")
+    root.add_argument("--version", action="version", version=f"quizzer {__version__}",
+                      help="Show the version and exit.")
+    root.add_argument("--profile", metavar="NAME", help="Whose progress: a learner profile "
+                                                        "(default: $QUIZZER_PROFILE, else your OS user name).")
+    commands = root.add_subparsers(title="commands", metavar="COMMAND")
+
+    # --- the command table ----------------------------------------------------------------------
+    command(commands, "practise", practice.practise)
+    command(commands, "validate", questions.validate)
+    command(commands, "verify", questions.verify)
+    command(commands, "add", questions.add)
+    command(commands, "list", questions.list_templates)
+    command(commands, "topics", questions.topics)
+    command(commands, "coverage", questions.coverage)
+    command(commands, "show", questions.show)
+    command(commands, "generate", questions.generate)
+    command(commands, "export", teacher.export)
+    command(commands, "grade", practice.grade)
+    command(commands, "report", teacher.report)
+    command(commands, "serve", practice.serve)
+    learners = group(commands, "profiles", "Learner profiles: whose attempts and reviews these are.",
+                     alone=profiles.profiles)
+    command(learners, "rename", profiles.rename_profile)
+    progress = group(commands, "progress", "Move a learner's progress between banks as a JSON file.")
+    command(progress, "export", profiles.export_progress)
+    command(progress, "import", profiles.import_progress)
+    return root
 
 
-@app.callback()
-@reports_errors
-def root(
-    ctx: typer.Context,
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                          help="Show the version and exit.")] = False,
-    profile: Annotated[str | None, typer.Option(
-        "--profile", metavar="NAME",
-        help="Whose progress: a learner profile (default: $QUIZZER_PROFILE, else your OS user name).")] = None,
-) -> None:
-    """Exam revision for the Transformers course. With no command: open the practice app."""
-    from quizzer.common.profiles import current_profile_name
-
-    ctx.obj = current_profile_name(profile)
-    if ctx.invoked_subcommand is None:
-        practice.run_app(ctx.obj)
-
-
-# --- the command table ---------------------------------------------------------------------------
-
-app.command()(practice.practise)
-app.command()(questions.validate)
-app.command()(questions.verify)
-app.command()(questions.add)
-app.command("list")(questions.list_templates)
-app.command()(questions.topics)
-app.command()(questions.coverage)
-app.command()(questions.show)
-app.command()(questions.generate)
-app.command()(teacher.export)
-app.command()(practice.grade)
-app.command()(teacher.report)
-app.command()(serve.serve)
-
-profiles_app = typer.Typer(help="Learner profiles: whose attempts and reviews these are.", rich_markup_mode=None)
-progress_app = typer.Typer(help="Move a learner's progress between banks as a JSON file.", rich_markup_mode=None)
-app.add_typer(profiles_app, name="profiles")
-app.add_typer(progress_app, name="progress")
-profiles_app.callback(invoke_without_command=True)(profiles.profiles)
-profiles_app.command("rename")(profiles.rename_profile)
-progress_app.command("export")(profiles.export_progress)
-progress_app.command("import")(profiles.import_progress)
+def run(argv: list[str]) -> None:
+    """Parse ``argv`` and run its command (none: open the practice app)."""
+    parsed, extra = parser().parse_known_args(argv)
+    chosen: Command | None = getattr(parsed, "command", None)
+    if extra:  # argparse leaves these to the root parser, which would name no command
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}", chosen.prog if chosen else "quizzer")
+    profile = current_profile_name(parsed.profile)
+    if chosen is None:
+        practice.run_app(profile)
+    else:
+        chosen.run(parsed, profile)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: usage errors become one line and exit status 2."""
-    from typer._click.exceptions import ClickException
-
+    """Console entry point: bad input becomes one line on stderr and exit status 2."""
     # pydantic looks for plugins in the entry points of every installed distribution the first time a
-    # model is built (importlib.metadata: a tenth of `quizzer show`'s start-up); quizzer uses none, and
-    # typer switches them off for its own adapters.  Someone who sets the variable keeps their choice.
+    # model is built (importlib.metadata: a tenth of `quizzer show`'s start-up); quizzer uses none.
+    # Someone who sets the variable keeps their choice.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
-        if not (sys.argv[1:] if argv is None else argv):
-            # Bare `quizzer` opens the app straight away, as the root callback would: parsing no
-            # options through typer costs pydantic's import (typer coerces options with it), about
-            # a fifth of the time to the dashboard's first paint.
-            from quizzer.common.profiles import current_profile_name
-
-            practice.run_app(current_profile_name(None))
-            sys.exit(0)
-        # Without standalone mode, typer.Exit(code) comes back as a return value.
-        code = app(args=argv, prog_name="quizzer", standalone_mode=False)
-    except ClickException as exc:
-        typer.echo(f"quizzer: {exc.format_message()} (see 'quizzer --help')", err=True)
-        sys.exit(exc.exit_code if exc.exit_code != 1 else 2)
-    except UserError as exc:
-        typer.echo(f"quizzer: {exc}", err=True)
+        run(sys.argv[1:] if argv is None else argv)
+    except UsageError as exc:
+        _say(f"{exc} (see '{exc.prog} --help')")
         sys.exit(2)
+    except UserError as exc:
+        _say(str(exc))
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)
-    sys.exit(code if isinstance(code, int) else 0)
+    sys.exit(0)
+
+
+def _say(message: str) -> None:
+    """``quizzer: message`` on stderr, one line even if the message quoted something with a line break."""
+    print("quizzer: " + " ".join(message.splitlines()), file=sys.stderr)

@@ -1,8 +1,10 @@
-"""A student's commands: open the practice app (``practise``, and ``quizzer`` with no command) and
-grade typed answers (``grade``, one answer or a ``--batch`` file), recorded as the app records them.
+"""A student's commands: open the practice app (``practise``, and ``quizzer`` with no command), grade
+typed answers (``grade``, one answer or a ``--batch`` file), recorded as the app records them, and
+serve the app to web browsers (``serve``).
 
-The functions are registered on the app in ``quizzer.cli``; Textual, the bank and the study
-session are imported inside each command.
+The functions are added to the command line in ``quizzer.cli``, with the arguments each ``takes``;
+Textual, the bank, the study session and the web server (``quizzer.cli.serve``) are imported inside
+each command.
 """
 
 from __future__ import annotations
@@ -12,11 +14,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from quizzer.cli.shared import bank_session, check_filters, one_question, read_text, reports_errors
+from quizzer.cli.parsing import arg, at_least, between, takes
+from quizzer.cli.shared import JSON, bank_session, check_filters, one_question, read_text
 from quizzer.common.errors import UserError
 from quizzer.templates import MAX_SEED
 
@@ -35,59 +36,62 @@ def run_app(profile: str, topic: str | None = None, week: int | None = None, pap
         raise practice_app.failure
 
 
-@reports_errors
-def practise(
-    ctx: typer.Context,
-    topic: Annotated[str | None, typer.Option(help="Practise this topic id.")] = None,
-    week: Annotated[int | None, typer.Option(help="Practise this week.")] = None,
-    paper: Annotated[str | None, typer.Option(help="Practise the routed questions of this paper.")] = None,
-) -> None:
-    """Open the practice app on the given selection (no options: the dashboard)."""
+@takes(
+    arg("--topic", help="Practise this topic id."),
+    arg("--week", type=int, help="Practise this week."),
+    arg("--paper", help="Practise the routed questions of this paper."),
+    learner=True,
+)
+def practise(topic: str | None, week: int | None, paper: str | None, profile: str) -> None:
+    """Open the practice app on the given selection.
+
+    With no options: on the dashboard, as 'quizzer' alone does."""
     check_filters(topic=topic, paper=paper)
-    run_app(ctx.obj, topic, week, paper)
+    run_app(profile, topic, week, paper)
 
 
-@reports_errors
-def grade(
-    ctx: typer.Context,
-    key: Annotated[str | None, typer.Argument(help="Question key (not with --batch).")] = None,
-    seed: Annotated[int | None, typer.Option(min=0, max=MAX_SEED, help="The instance's seed.")] = None,
-    answer: Annotated[list[str] | None, typer.Option(
-        help="Your answer, typed as you would write it; a multi-part question takes one --answer per part, "
-             "in order.")] = None,
-    batch: Annotated[Path | None, typer.Option(
-        "--batch", help="Grade every line of a CSV (key,seed,answer[,learner,seconds]) or JSON Lines file; "
-                        "prints one JSON result per line.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Grade without recording the attempt.")] = False,
-    seconds: Annotated[float | None, typer.Option(min=0, help="Time taken, recorded with the attempt.")] = None,
-) -> None:
-    """Grade an answer (or a file of answers) and record each attempt, exactly as the app would."""
+@takes(
+    arg("key", nargs="?", metavar="KEY", help="Question key (not with --batch)."),
+    arg("--seed", type=between(0, MAX_SEED), help="The instance's seed."),
+    arg("--answer", action="append", help="Your answer, typed as you would write it; a multi-part question takes "
+                                          "one --answer per part, in order."),
+    arg("--batch", type=Path, metavar="FILE", help="Grade every line of a CSV (key,seed,answer[,learner,seconds]) "
+                                                   "or JSON Lines file; prints one JSON result per line."),
+    JSON,
+    arg("--dry-run", action="store_true", help="Grade without recording the attempt."),
+    arg("--seconds", type=at_least(0, kind=float), help="Time taken, recorded with the attempt."),
+    learner=True,
+)
+def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Path | None, as_json: bool,
+          dry_run: bool, seconds: float | None, profile: str) -> None:
+    """Grade an answer (or a file of them) and record each attempt.
+
+    Each attempt is recorded exactly as the app would record it."""
     if batch is not None:
         if key is not None or seed is not None or answer is not None or seconds is not None:
             raise UserError("--batch takes its keys, seeds, answers and times from the file", where="--batch")
-        _grade_batch(batch, profile=ctx.obj, dry_run=dry_run)
+        _grade_batch(batch, profile=profile, dry_run=dry_run)
         return
     if key is None or seed is None or answer is None:
         missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
     template, part = one_question(key)
     if template.parts and (part is None or len(answer) > 1):
-        result = _grade_parts(template, seed, answer, profile=ctx.obj, dry_run=dry_run, seconds=seconds)
+        result = _grade_parts(template, seed, answer, profile=profile, dry_run=dry_run, seconds=seconds)
         _print_parts(result, as_json=as_json)
         return
     if len(answer) != 1:
         raise UserError(f"{key} is one question: give one --answer", where="--answer")
-    verdict = _grade_one(template, part, seed, answer[0], profile=ctx.obj, dry_run=dry_run, seconds=seconds)
+    verdict = _grade_one(template, part, seed, answer[0], profile=profile, dry_run=dry_run, seconds=seconds)
     if as_json:
-        typer.echo(json.dumps(verdict.to_json(key, seed, recorded=not dry_run), indent=2, ensure_ascii=False))
+        print(json.dumps(verdict.to_json(key, seed, recorded=not dry_run), indent=2, ensure_ascii=False))
         return
     from quizzer.text.mathtext import render_math
 
-    typer.echo(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
-               f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
+    print(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
+          f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
     if verdict.feedback and verdict.feedback != verdict.verdict:  # a bare "correct" repeats the line above
-        typer.echo(render_math(verdict.feedback))
+        print(render_math(verdict.feedback))
 
 
 def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, profile: str, dry_run: bool,
@@ -156,17 +160,17 @@ def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: 
 
 def _print_parts(result: dict[str, Any], *, as_json: bool) -> None:
     if as_json:
-        typer.echo(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json.dumps(result, indent=2, ensure_ascii=False))
         return
     from quizzer.text.mathtext import render_math
 
     for part in result["parts"]:
         carried = " (right on your value)" if part["carried_forward"] else ""
-        typer.echo(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
-                   f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
+        print(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
+              f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
         if part["feedback"] and part["feedback"] != part["verdict"]:
-            typer.echo(f"    {render_math(part['feedback'])}")
-    typer.echo(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
+            print(f"    {render_math(part['feedback'])}")
+    print(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
 
 
 def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
@@ -180,8 +184,26 @@ def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
         grader = BatchGrader(session, load_catalog(), profile=profile, dry_run=dry_run)
         for result in grader.results(read_lines(text)):
             bad = bad or "error" in result
-            sys.stdout.write(json.dumps(result, ensure_ascii=False) + "\n")  # typer.echo flushes every line
+            print(json.dumps(result, ensure_ascii=False))
         session.commit()
-    sys.stdout.flush()
     if bad:
-        raise typer.Exit(2)
+        sys.exit(2)
+
+
+@takes(
+    arg("--host", default="127.0.0.1", help="Address to listen on (anything but loopback needs a token)."),
+    arg("--port", type=between(1, 65535), default=8000, help="Port to listen on."),
+    arg("--profile", dest="profile_option", metavar="NAME",
+        help="Profile of a session whose URL names none (default: as for the app)."),
+    arg("--token", help="Token a browser must present (?token=…); generated when listening beyond loopback."),
+    learner=True,
+)
+def serve(host: str, port: int, profile_option: str | None, token: str | None, profile: str) -> None:
+    """Serve the practice app to web browsers.
+
+    One app process per browser session, on the same bank."""
+    from quizzer.cli.serve import serve_app
+    from quizzer.common.profiles import current_profile_name
+
+    serve_app(host=host, port=port, token=token,
+              default_profile=current_profile_name(profile_option) if profile_option is not None else profile)

@@ -2,43 +2,40 @@
 browse the bank (``list``, ``topics``, ``coverage``, ``show``) and print randomized instances
 (``generate``).
 
-The functions are registered on the app in ``quizzer.cli``; the templates, the bank and the
-engine are imported inside each command.
+The functions are added to the command line in ``quizzer.cli``, with the arguments each
+``takes``; the templates, the bank and the engine are imported inside each command.
 """
 
 from __future__ import annotations
 
 import json
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
-from quizzer.cli.shared import bank_session, check_filters, one_question, reports_errors
+from quizzer.cli.parsing import arg, at_least, between, takes
+from quizzer.cli.shared import JSON, SELECTION, bank_session, check_filters, one_question
 from quizzer.templates import VALIDATION_SEEDS
 
-
-class Format(StrEnum):
-    text = "text"
-    md = "md"
-    json = "json"
+TEMPLATE_PATHS = arg("paths", nargs="*", type=Path, metavar="PATH",
+                     help="Template files or directories (default: the bundled questions/).")
+RENDER_SEEDS = arg("--seeds", type=between(1, 10_000), default=VALIDATION_SEEDS,
+                   help="Seeds to test-render per template.")
 
 
 # --- adding and checking templates -------------------------------------------------------------
 
-@reports_errors
-def validate(
-    paths: Annotated[list[Path] | None,
-                     typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
-    seeds: Annotated[int, typer.Option(min=1, max=10_000,
-                                       help="Seeds to test-render per template.")] = VALIDATION_SEEDS,
-    all_slips: Annotated[bool, typer.Option("--all", help="Print the engine-slip coverage table (templates × slips "
-                                                          "that change the answer, listed vs discovered) instead of "
-                                                          "one line per template.")] = False,
-) -> None:
-    """Check templates without writing anything: structure, references, test renders, and which
-    engine slips change each answer."""
+@takes(
+    TEMPLATE_PATHS,
+    RENDER_SEEDS,
+    arg("--all", dest="all_slips", action="store_true",
+        help="Print the engine-slip coverage table (templates × slips that change the answer, listed vs "
+             "discovered) instead of one line per template."),
+)
+def validate(paths: list[Path], seeds: int, all_slips: bool) -> None:
+    """Check templates without writing anything.
+
+    Checks their structure and references, renders them over test seeds, and says which engine slips
+    change each answer."""
     from quizzer.templates.catalog import questions_dir
     from quizzer.templates.slip_coverage import coverage_table, template_slips
     from quizzer.templates.sources import template_files
@@ -46,23 +43,25 @@ def validate(
 
     files = template_files(paths or [questions_dir()])
     loaded = validate_files(files, seeds=seeds)
-    typer.echo(f"{len(loaded)} template(s) valid, each test-rendered over {seeds} seeds.")
+    print(f"{len(loaded)} template(s) valid, each test-rendered over {seeds} seeds.")
     slips = [template_slips(item.template) for item in loaded]
     if all_slips:
-        typer.echo(coverage_table(slips))
+        print(coverage_table(slips))
     else:
         for row in slips:
             if row.alters:
-                typer.echo(row.line())
+                print(row.line())
 
 
-@reports_errors
-def verify(
-    paths: Annotated[list[Path] | None,
-                     typer.Argument(help="Template files or directories (default: the bundled questions/).")] = None,
-    seeds: Annotated[int, typer.Option(min=1, max=10_000, help="Seeds to recompute per template.")] = 20,
-) -> None:
-    """Recompute every answer with the NumPy and the PyTorch engine backends; fail on any disagreement."""
+@takes(
+    TEMPLATE_PATHS,
+    arg("--seeds", type=between(1, 10_000), default=20, help="Seeds to recompute per template."),
+)
+def verify(paths: list[Path], seeds: int) -> None:
+    """Recompute every answer with NumPy and with PyTorch.
+
+    Both engine backends compute every answer of every template over the seeds; any disagreement
+    fails."""
     from quizzer.templates.catalog import questions_dir
     from quizzer.templates.sources import template_files
     from quizzer.templates.validate import validate_files
@@ -70,18 +69,19 @@ def verify(
 
     loaded = validate_files(template_files(paths or [questions_dir()]), seeds=1)
     report = verify_templates((item.template for item in loaded), seeds=seeds)
-    typer.echo(f"{report.templates} template(s), {report.instances} instances, {report.values} computed values: "
-               "NumPy and PyTorch agree.")
+    print(f"{report.templates} template(s), {report.instances} instances, {report.values} computed values: "
+          "NumPy and PyTorch agree.")
 
 
-@reports_errors
-def add(
-    files: Annotated[list[Path], typer.Argument(help="Template YAML files (or directories) to add or update.")],
-    seeds: Annotated[int, typer.Option(min=1, max=10_000,
-                                       help="Seeds to test-render per template.")] = VALIDATION_SEEDS,
-) -> None:
-    """Validate templates, then insert or update them in the bank: all files or none (every check is
-    ``validate``'s: a file is added exactly when ``quizzer validate`` calls it valid)."""
+@takes(
+    arg("files", nargs="+", type=Path, metavar="PATH", help="Template YAML files (or directories) to add or update."),
+    RENDER_SEEDS,
+)
+def add(files: list[Path], seeds: int) -> None:
+    """Validate templates, then insert or update them in the bank.
+
+    All files or none: every check is validate's, so a file is added exactly when 'quizzer validate'
+    calls it valid."""
     from quizzer.bank.store import import_templates
     from quizzer.templates.sources import template_files
     from quizzer.templates.validate import validate_files
@@ -90,18 +90,18 @@ def add(
     with bank_session() as session:
         report = import_templates(session=session, loaded=loaded)
         session.commit()
-    typer.echo(f"{report.summary()}.")
+    print(f"{report.summary()}.")
 
 
 # --- browsing -----------------------------------------------------------------------------------
 
-@reports_errors
-def list_templates(
-    topic: Annotated[str | None, typer.Option(help="Only templates on this topic id.")] = None,
-    week: Annotated[int | None, typer.Option(help="Only templates of this week.")] = None,
-    paper: Annotated[str | None, typer.Option(help="Only routed records of this paper, e.g. 2024T3_Q1_NA.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
+@takes(
+    arg("--topic", help="Only templates on this topic id."),
+    arg("--week", type=int, help="Only templates of this week."),
+    arg("--paper", help="Only routed records of this paper, e.g. 2024T3_Q1_NA."),
+    JSON,
+)
+def list_templates(topic: str | None, week: int | None, paper: str | None, as_json: bool) -> None:
     """List the questions in the bank."""
     from quizzer.bank.store import part_keys, select_templates, template_topics
 
@@ -116,17 +116,17 @@ def list_templates(
         {"key": r.key, "title": r.title, "week": r.week, "kind": r.kind, "difficulty": r.difficulty,
          "paper": r.paper, "topics": links.get(r.key, []), "part_ids": parts.get(r.key, [])} for r in rows]
     if as_json:
-        typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
+        print(json.dumps(items, indent=2, ensure_ascii=False))
         return
     width = max((len(item["key"]) for item in items), default=3)
     for item in items:
         also = f"  (parts: {', '.join(item['part_ids'])})" if item["part_ids"] else ""
-        typer.echo(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}{also}")
-    typer.echo(f"{len(items)} question(s).")
+        print(f"{item['key']:<{width}}  W{item['week']}  {item['kind']:<10}  {item['title']}{also}")
+    print(f"{len(items)} question(s).")
 
 
-@reports_errors
-def topics(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+@takes(JSON)
+def topics(as_json: bool) -> None:
     """List the course topics with how many questions each has."""
     from quizzer.bank.store import template_topics
     from quizzer.templates.catalog import load_catalog
@@ -141,15 +141,17 @@ def topics(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] 
     items = [{"id": t.id, "name": t.name, "week": t.week, "section": t.section, "pages": t.pages,
               "prerequisites": list(t.prerequisites), "templates": counts[t.id]} for t in catalog.topics.values()]
     if as_json:
-        typer.echo(json.dumps(items, indent=2, ensure_ascii=False))
+        print(json.dumps(items, indent=2, ensure_ascii=False))
         return
     for item in items:
-        typer.echo(f"W{item['week']}  {item['id']:<30} {item['templates']:>3}  {item['name']}")
+        print(f"W{item['week']}  {item['id']:<30} {item['templates']:>3}  {item['name']}")
 
 
-@reports_errors
-def coverage(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """What the bank covers: per topic, paper and kind, and which misconceptions it can diagnose."""
+@takes(JSON)
+def coverage(as_json: bool) -> None:
+    """What the bank covers: per topic, paper and kind.
+
+    Also which misconceptions it can diagnose."""
     from quizzer.bank.store import all_templates
     from quizzer.reporting.coverage import measure, render_text
     from quizzer.templates.catalog import load_catalog
@@ -157,41 +159,40 @@ def coverage(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")
     catalog = load_catalog()
     with bank_session() as session:
         report = measure(all_templates(session=session), catalog)
-    typer.echo(json.dumps(report.to_json(), indent=2) if as_json else render_text(report, catalog))
+    print(json.dumps(report.to_json(), indent=2) if as_json else render_text(report, catalog))
 
 
-@reports_errors
-def show(
-    key: Annotated[str, typer.Argument(help="Question key, e.g. '2024T3_Q1_NA Q277'.")],
-    seed: Annotated[int, typer.Option(min=0, help="Instance seed (0 = the notes' canonical numbers).")] = 0,
-) -> None:
-    """Show one instance of a question with its answer and worked solution (a part's routed ID: the
-    question it is part of)."""
+@takes(
+    arg("key", metavar="KEY", help="Question key, e.g. '2024T3_Q1_NA Q277'."),
+    arg("--seed", type=at_least(0), default=0, help="Instance seed (0 = the notes' canonical numbers)."),
+)
+def show(key: str, seed: int) -> None:
+    """Show a question with its answer and worked solution.
+
+    One instance of it, drawn with the seed; a part's routed ID shows the question it is part of."""
     from quizzer.templates.instance import make_instance
     from quizzer.templates.render import render_instance
 
     template, part = one_question(key)
     instance = make_instance(template, seed)
     if part is not None:
-        typer.echo(f"{key} is part ({instance.parts[part].label}) of {template.key}:\n")
-    typer.echo(render_instance(instance, fmt="text", solutions=True))
+        print(f"{key} is part ({instance.parts[part].label}) of {template.key}:\n")
+    print(render_instance(instance, fmt="text", solutions=True))
 
 
 # --- printing instances -------------------------------------------------------------------------
 
-@reports_errors
-def generate(
-    key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
-    topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
-    week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,
-    paper: Annotated[str | None, typer.Option(help="The routed questions of this paper.")] = None,
-    n: Annotated[int | None,
-                 typer.Option("-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
-    seed: Annotated[int, typer.Option(min=0, help="Seed for the selection and the instances.")] = 1,
-    solutions: Annotated[bool, typer.Option("--solutions", help="Include answers and worked solutions.")] = False,
-    fmt: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.text,
-) -> None:
-    """Generate randomized instances; the same options and seed always give the same questions."""
+@takes(
+    *SELECTION,
+    arg("--seed", type=at_least(0), default=1, help="Seed for the selection and the instances."),
+    arg("--solutions", action="store_true", help="Include answers and worked solutions."),
+    arg("--format", dest="fmt", choices=("text", "md", "json"), default="text", help="Output format."),
+)
+def generate(key: list[str] | None, topic: str | None, week: int | None, paper: str | None, n: int | None,
+             seed: int, solutions: bool, fmt: str) -> None:
+    """Generate randomized instances of questions.
+
+    The same options and seed always give the same questions."""
     from quizzer.bank.readonly import current_templates
     from quizzer.learning.selection import choose_instances, instances_of
     from quizzer.templates.render import render_instance, render_json
@@ -205,8 +206,8 @@ def generate(
             check_filters(topic=topic, paper=paper)
             instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
                                          n=n, seed=seed)
-    if fmt is Format.json:
-        typer.echo(render_json(instances, solutions=solutions))
+    if fmt == "json":
+        print(render_json(instances, solutions=solutions))
         return
     for number, instance in enumerate(instances, 1):
-        typer.echo(render_instance(instance, fmt=fmt.value, solutions=solutions, number=number))
+        print(render_instance(instance, fmt=fmt, solutions=solutions, number=number))

@@ -1,4 +1,5 @@
-"""``quizzer serve``: the practice app in a browser, for students who do not live in a terminal.
+"""The server behind ``quizzer serve`` (the command, in ``practice``): the practice app in a browser,
+for students who do not live in a terminal.
 
 textual-serve (from Textual's authors) runs one app process per browser session and streams its
 screen over a websocket; each process is ``quizzer --profile NAME``, the very app a terminal
@@ -17,7 +18,8 @@ the class: it keeps strangers out, it does not tell learners apart (see SECURITY
 **Stopping.**  Ctrl+C (or SIGTERM) tells every app process to quit, waits for it briefly, then
 terminates what is left, so no process outlives the server.
 
-textual-serve is imported only here, when ``serve`` runs: ``quizzer --help`` stays light.
+This module, and textual-serve with it, is imported only when ``serve`` runs: every other command
+starts without them.
 """
 
 from __future__ import annotations
@@ -31,12 +33,9 @@ import shlex
 import socket
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
-import typer
-
-from quizzer.cli.shared import reports_errors
 from quizzer.common.errors import UserError
 
 if TYPE_CHECKING:
@@ -55,22 +54,8 @@ def is_loopback(host: str) -> bool:
         return False  # a host name: it may resolve to anything
 
 
-@reports_errors
-def serve(
-    ctx: typer.Context,
-    host: Annotated[str, typer.Option(help="Address to listen on (anything but loopback needs a token).")]
-        = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8000,
-    profile: Annotated[str | None, typer.Option(
-        "--profile", metavar="NAME", help="Profile of a session whose URL names none (default: as for the app).")]
-        = None,
-    token: Annotated[str | None, typer.Option(
-        help="Token a browser must present (?token=…); generated when listening beyond loopback.")] = None,
-) -> None:
-    """Serve the practice app to web browsers: one app process per browser session, on the same bank."""
-    from quizzer.common.profiles import current_profile_name
-
-    default_profile = current_profile_name(profile) if profile is not None else ctx.obj
+def serve_app(*, host: str, port: int, token: str | None, default_profile: str) -> None:
+    """Check the options, then serve until stopped; ``token`` None: none needed on loopback, else one made."""
     if token is not None and not token.strip():
         raise UserError("--token: must not be empty")
     if token is None and not is_loopback(host):
@@ -219,11 +204,11 @@ def make_server(*, host: str, port: int, token: str | None, default_profile: str
 
         async def on_startup(self, app: web.Application) -> None:
             who = "" if token is None else " (give it only to your class: it holds the token)"
-            typer.echo(f"quizzer serve: open {self.url()} in a browser{who}. Ctrl+C stops the server.", err=True)
+            print(f"quizzer serve: open {self.url()} in a browser{who}. Ctrl+C stops the server.", file=sys.stderr)
 
         async def on_shutdown(self, app: web.Application) -> None:
             if self.sessions:
-                typer.echo(f"quizzer serve: stopping {len(self.sessions)} app session(s)…", err=True)
+                print(f"quizzer serve: stopping {len(self.sessions)} app session(s)…", file=sys.stderr)
             await asyncio.gather(*(session.stop() for session in list(self.sessions)))
 
     return QuizzerServer()

@@ -1,40 +1,34 @@
-"""What the command modules share: the error wrapper every command wears, the bank session, and the
-small checks and readers more than one command needs.
+"""What the command modules share: the arguments more than one command takes, the bank session,
+and the small checks and readers more than one command needs.
 
-Imports only typer and ``quizzer.common`` at module level; the bank and the catalogue are imported
-inside the functions that use them (the ORM only where a command writes, filters or must set the
-bank up: ``one_template`` reads a current SQLite bank without it).
+Imports only ``quizzer.cli.parsing`` and ``quizzer.common`` at module level; the bank and the
+catalogue are imported inside the functions that use them (the ORM only where a command writes,
+filters or must set the bank up: ``one_question`` reads a current SQLite bank without it).
 """
 
 from __future__ import annotations
 
-import functools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-import typer
-
+from quizzer.cli.parsing import arg, between
 from quizzer.common.errors import UserError, did_you_mean
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def reports_errors(command: F) -> F:
-    """Turn a UserError into one line on stderr and exit status 2 (no traceback reaches a user)."""
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except UserError as exc:  # one line even if a message quoted something with a line break in it
-            typer.echo("quizzer: " + " ".join(str(exc).splitlines()), err=True)
-            raise typer.Exit(2) from None
-    return wrapper  # type: ignore[return-value]
+JSON = arg("--json", dest="as_json", action="store_true", help="Print JSON.")
+# Which questions `generate` and `export` take (each adds its own --seed).
+SELECTION = (
+    arg("-k", "--key", action="append", help="A question key (repeatable)."),
+    arg("--topic", help="Questions on this topic id."),
+    arg("--week", type=int, help="Questions of this week."),
+    arg("--paper", help="The routed questions of this paper."),
+    arg("-n", type=between(1, 1000), help="How many questions (default: all selected)."),
+)
 
 
 @contextmanager

@@ -1,51 +1,48 @@
 """A teacher's commands: ``export`` (a randomized paper and answer sheet, an Anki deck, Moodle XML)
 and ``report`` (the class's mastery, mistakes, hardest questions and who is behind).
 
-The functions are registered on the app in ``quizzer.cli``; the exporters, the bank and the
-report are imported inside each command.
+The functions are added to the command line in ``quizzer.cli``, with the arguments each
+``takes``; the exporters, the bank and the report are imported inside each command.
 """
 
 from __future__ import annotations
 
 import sys
-from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from quizzer.cli.shared import bank_session, check_filters, reports_errors
+from quizzer.cli.parsing import arg, at_least, takes
+from quizzer.cli.shared import SELECTION, bank_session, check_filters
 from quizzer.common.errors import UserError
 
 if TYPE_CHECKING:
     from quizzer.export.document import Section
 
 
-@reports_errors
-def export(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="md, html, pdf, apkg, moodle, qti or json.")],
-    key: Annotated[list[str] | None, typer.Option("--key", "-k", help="A question key (repeatable).")] = None,
-    topic: Annotated[str | None, typer.Option(help="Questions on this topic id.")] = None,
-    week: Annotated[int | None, typer.Option(help="Questions of this week.")] = None,
-    paper: Annotated[str | None, typer.Option(help="The routed questions of this paper.")] = None,
-    n: Annotated[int | None, typer.Option(
-        "-n", min=1, max=1000, help="How many questions (default: all selected).")] = None,
-    seed: Annotated[int | None, typer.Option(
-        min=0, help="Seed for the selection and the numbers (default: a fresh one).")] = None,
-    output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="File to write (md: plus NAME-answers.md).")] = None,
-    paper_only: Annotated[bool, typer.Option("--paper-only", help="Only the questions.")] = False,
-    answers_only: Annotated[bool, typer.Option("--answers-only", help="Only the answer sheet.")] = False,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite existing files.")] = False,
-    versions: Annotated[int, typer.Option(
-        "--versions", help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."
-    )] = 1,
-    paper_size: Annotated[str, typer.Option("--paper-size", help="a4 or letter (html, pdf).")] = "a4",
-    title: Annotated[str | None, typer.Option("--title", help="The paper's title (default: what it covers).")] = None,
-    instructions: Annotated[Path | None, typer.Option(
-        "--instructions", help="A Markdown file printed under the title (time allowed, rules…).")] = None,
-) -> None:
-    """Export a randomized paper and its answer sheet (md, html, pdf), an Anki deck, Moodle XML or JSON."""
+@takes(
+    # No choices: the exporters check it (an unknown format is theirs to name, with the ones they write).
+    arg("-f", "--format", dest="fmt", required=True, metavar="FORMAT",
+        help="md, html, pdf, apkg, moodle, qti or json."),
+    *SELECTION,
+    arg("--seed", type=at_least(0), help="Seed for the selection and the numbers (default: a fresh one)."),
+    arg("-o", "--output", type=Path, metavar="PATH", help="File to write (md: plus NAME-answers.md)."),
+    arg("--paper-only", action="store_true", help="Only the questions."),
+    arg("--answers-only", action="store_true", help="Only the answer sheet."),
+    arg("--force", action="store_true", help="Overwrite existing files."),
+    arg("--versions", type=int, default=1, metavar="N",
+        help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."),
+    arg("--paper-size", default="a4", help="a4 or letter (html, pdf)."),
+    arg("--title", help="The paper's title (default: what it covers)."),
+    arg("--instructions", type=Path, metavar="FILE",
+        help="A Markdown file printed under the title (time allowed, rules…)."),
+)
+def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None, paper: str | None, n: int | None,
+           seed: int | None, output: Path | None, paper_only: bool, answers_only: bool, force: bool, versions: int,
+           paper_size: str, title: str | None, instructions: Path | None) -> None:
+    """Export papers with answers, Anki decks, Moodle XML or JSON.
+
+    A randomized paper and its answer sheet (md, html, pdf), an Anki deck (apkg), Moodle XML, QTI or
+    JSON."""
     import secrets
 
     from quizzer.export import check_request, read_layout
@@ -77,37 +74,31 @@ def export(
                                       versions)
     if versions > 1 and output is not None:
         for path in export_versions(every, selection, fmt=fmt, output=output, force=force, layout=layout):
-            typer.echo(str(path))
+            print(str(path))
         return
     written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force, layout=layout)
     sys.stdout.buffer.write(written.stdout)
     for path in written.paths:
-        typer.echo(str(path))
+        print(str(path))
     if written.paths and sys.stdout.isatty():
         from quizzer.export.document import regenerate_command
 
-        typer.echo(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
-                   f"{regenerate_command(selection, fmt, output.name if output else None, layout=layout)}")
+        print(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
+              f"{regenerate_command(selection, fmt, output.name if output else None, layout=layout)}")
 
 
-class ReportFormat(StrEnum):
-    text = "text"
-    md = "md"
-    html = "html"
-    json = "json"
+@takes(
+    arg("--paper", help="Only the routed questions of this paper."),
+    arg("--topic", help="Only questions on this topic id."),
+    arg("-f", "--format", dest="fmt", choices=("text", "md", "html", "json"), default="text", help="Output format."),
+    arg("-o", "--output", type=Path, metavar="PATH", help="File to write (default: standard output)."),
+    arg("--force", action="store_true", help="Overwrite the file if it exists."),
+)
+def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, force: bool) -> None:
+    """The teacher's report on every profile in the bank.
 
-
-@reports_errors
-def report(
-    paper: Annotated[str | None, typer.Option(help="Only the routed questions of this paper.")] = None,
-    topic: Annotated[str | None, typer.Option(help="Only questions on this topic id.")] = None,
-    fmt: Annotated[ReportFormat, typer.Option("--format", "-f", help="Output format.")] = ReportFormat.text,
-    output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="File to write (default: standard output).")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Overwrite the file if it exists.")] = False,
-) -> None:
-    """The teacher's report on every profile in the bank: mastery by topic, frequent misconceptions,
-    the hardest questions and the learners who are behind."""
+    Mastery by topic, frequent misconceptions, the hardest questions and the learners who are
+    behind."""
     from quizzer.common.clock import utcnow
     from quizzer.common.files import check_targets, write_files
     from quizzer.reporting.queries import load_class
@@ -123,10 +114,10 @@ def report(
     require_answers(data, paper=paper, topic=topic)
     result = build_report(data.attempts, data.learners, data.templates, load_catalog(), now=utcnow(),
                           paper=paper, topic=topic)
-    document = RENDERERS[fmt.value](result)
+    document = RENDERERS[fmt](result)
     if output is None:
-        typer.echo(document, nl=False)
+        sys.stdout.write(document)
         return
     write_files([(output, document.encode("utf-8"))])
-    typer.echo(f"Wrote the {fmt.value} report on {result.learners} learner(s) and {result.attempts} answer(s) "
-               f"to {output}.")
+    print(f"Wrote the {fmt} report on {result.learners} learner(s) and {result.attempts} answer(s) "
+          f"to {output}.")

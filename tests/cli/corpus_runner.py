@@ -14,7 +14,6 @@ Usage: ``corpus_runner.py PARALLEL HANG_SECONDS``.  Reads a JSON list of jobs
 from __future__ import annotations
 
 import contextlib
-import functools
 import gc
 import io
 import json
@@ -25,8 +24,6 @@ import time
 import traceback
 from pathlib import Path
 from typing import Any
-
-import typer.main
 
 from quizzer.cli import main
 
@@ -104,11 +101,8 @@ def prepare() -> None:
 
     load_catalog()
     bundled_files()
-    # Typer rebuilds the same click command tree from the functions' signatures on every call (40 ms);
-    # build it once here instead. Parsing, running and error handling are still quizzer's main().
-    typer.main.get_command = functools.cache(typer.main.get_command)
     with contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):
-        main(["validate", "--seeds", "1", os.devnull])  # the first run's lazy imports and caches
+        main(["validate", "--seeds", "1", os.devnull])  # the first run's lazy imports, caches and parser
     gc.freeze()  # the collector would otherwise touch, and so copy, every inherited page in each child
 
 

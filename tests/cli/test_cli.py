@@ -1,8 +1,9 @@
-"""The command line through Typer's CliRunner: the contract of every command."""
+"""The command line run in-process (``tests/cli_runner.py``): the contract of every command."""
 
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -113,6 +114,50 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
     assert code == 2, (out, err)
     assert err.startswith("quizzer: ") and len(err.strip().splitlines()) == 1
     assert "Traceback" not in out + err
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    (("show",), "the following arguments are required: KEY (see 'quizzer show --help')"),
+    (("list", "--no-such-flag"), "unrecognized arguments: --no-such-flag (see 'quizzer list --help')"),
+    (("show", KEY, "--seed", "x"), "argument --seed: 'x' is not a whole number (see 'quizzer show --help')"),
+    (("generate", "-n", "0"), "argument -n: 0 is out of range (1 to 1000) (see 'quizzer generate --help')"),
+    (("grade", KEY, "--seed", "0", "--answer", "1", "--seconds", "-1"),
+     "argument --seconds: -1 is out of range (at least 0) (see 'quizzer grade --help')"),
+    (("generate", "--format", "docx"),
+     "argument --format: invalid choice: 'docx' (choose from 'text', 'md', 'json') (see 'quizzer generate --help')"),
+    (("progress", "frob"),
+     "argument COMMAND: invalid choice: 'frob' (choose from 'export', 'import') (see 'quizzer progress --help')"),
+    (("--profile",), "argument --profile: expected one argument (see 'quizzer --help')"),
+])
+def test_usage_errors_are_one_line_naming_the_help_to_read(args: tuple[str, ...], line: str) -> None:
+    assert run(*args) == (2, "", f"quizzer: {line}\n")
+
+
+def test_an_unknown_command_is_one_line() -> None:
+    code, out, err = run("frobnicate")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith("quizzer: argument COMMAND: invalid choice: 'frobnicate' (choose from 'practise', ")
+    assert err.endswith(" (see 'quizzer --help')\n")
+
+
+def test_an_option_value_may_start_with_a_dash() -> None:
+    """An answer such as -1/2 or -inf is the option's value, not an unknown option."""
+    for answer in (("--answer", "-18944000"), ("--answer=-18944000",)):
+        code, out, err = run("grade", KEY, "--seed", "0", *answer, "--dry-run", "--json")
+        assert code == 0, err
+        assert json.loads(out)["verdict"] == "incorrect"
+
+
+def test_help_lists_the_commands_in_order_and_each_command_its_options() -> None:
+    code, out, _ = run("--help")
+    listed = re.findall(r"^    (\S+) ", out.split("\ncommands:\n")[1], re.MULTILINE)  # not a wrapped line
+    assert code == 0 and listed == ["practise", "validate", "verify", "add", "list", "topics", "coverage", "show",
+                                    "generate", "export", "grade", "report", "serve", "profiles", "progress"]
+    assert "    show          Show a question with its answer and worked solution.\n" in out
+    code, out, _ = run("generate", "--help")
+    assert code == 0 and out.startswith("usage: quizzer generate ")
+    assert "Seed for the selection and the instances. [at least 0;\n" in out and "default: 1]" in out
+    assert "-k KEY, --key KEY     A question key (repeatable).\n" in out
 
 
 def test_validate_bundled_questions() -> None:

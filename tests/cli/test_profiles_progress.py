@@ -7,11 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from quizzer.cli import app
+from tests.cli_runner import run
 
-runner = CliRunner()
 KEY = "2024T3_Q1_NA Q277"
 
 
@@ -19,11 +17,6 @@ KEY = "2024T3_Q1_NA Q277"
 def prepared(bundled_bank: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setattr("quizzer.common.profiles.getpass.getuser", lambda: "marie")
     return bundled_bank
-
-
-def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
-    result = runner.invoke(app, list(args), input=stdin)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def grade(*profile: str, answer: str = "18944000") -> None:

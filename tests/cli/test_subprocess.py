@@ -22,8 +22,8 @@ def test_help_and_version_do_not_import_heavy_modules() -> None:
     probe = ("import sys\nfrom quizzer.cli import main\n"
              "for args in (['--help'], ['--version']):\n"
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
-             "print(sorted(m for m in ('sqlmodel', 'sqlalchemy', 'torch', 'textual', 'numpy', 'engine')"
-             " if m in sys.modules))")
+             "print(sorted(m for m in ('sqlmodel', 'sqlalchemy', 'torch', 'textual', 'numpy', 'engine', 'pydantic',"
+             " 'typer', 'click', 'quizzer.cli.serve') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
@@ -34,12 +34,12 @@ def test_help_and_version_do_not_import_heavy_modules() -> None:
 def test_one_question_commands_do_not_import_the_orm_app_torch_or_exporters(args: list[str],
                                                                           bundled_bank: Path) -> None:
     """What `show`, `generate` and `grade` for one question must never pay for at start-up: a current
-    SQLite bank is read with the standard library (``bank.readonly``).  (pydantic still loads: typer
-    coerces its options through pydantic, and the template schema is a pydantic model.)"""
+    SQLite bank is read with the standard library (``bank.readonly``), and the command line is parsed
+    with argparse (no typer, no click).  (pydantic still loads: the template schema is a pydantic model.)"""
     probe = ("import sys\nfrom quizzer.cli import main\n"
              "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
              "print(sorted(m for m in ('sqlalchemy', 'sqlmodel', 'torch', 'textual', 'typst', 'genanki', 'aiohttp',"
-             " 'quizzer.tui', 'quizzer.export', 'quizzer.reporting') if m in sys.modules))")
+             " 'quizzer.tui', 'quizzer.export', 'quizzer.reporting', 'typer', 'click') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True,
                             env={**os.environ, "QUIZZER_DB": str(bundled_bank)}, timeout=120)
     assert result.stdout.strip().splitlines()[-1] == "[]"

@@ -8,12 +8,10 @@ from pathlib import Path
 
 import genanki  # type: ignore[import-untyped]
 import pytest
-from typer.testing import CliRunner
 
-from quizzer.cli import app
+from tests.cli_runner import run
 
 anki_collection = pytest.importorskip("anki.collection")
-runner = CliRunner()
 KEYS = ("--key", "2024T3_Q1_NA Q277", "--key", "practice/warmup-rate", "--key", "practice/ls-statements")
 
 
@@ -23,8 +21,8 @@ def prepared(bundled_bank: Path) -> Path:
 
 
 def export_deck(path: Path, *extra: str) -> None:
-    result = runner.invoke(app, ["export", *KEYS, "--seed", "3", "--format", "apkg", "-o", str(path), *extra])
-    assert result.exit_code == 0, result.stderr
+    code, _, err = run("export", *KEYS, "--seed", "3", "--format", "apkg", "-o", str(path), *extra)
+    assert code == 0, err
 
 
 def import_into(collection, path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -37,8 +35,8 @@ def import_into(collection, path: Path) -> None:  # type: ignore[no-untyped-def]
 def test_deck_imports_into_anki_with_fields_tags_and_media(tmp_path: Path) -> None:
     deck = tmp_path / "deck.apkg"
     export_deck(deck)
-    instances = {i["key"]: i for i in json.loads(runner.invoke(
-        app, ["generate", *KEYS, "--seed", "3", "--format", "json", "--solutions"]).stdout)}
+    instances = {i["key"]: i for i in json.loads(run(
+        "generate", *KEYS, "--seed", "3", "--format", "json", "--solutions")[1])}
     collection = anki_collection.Collection(str(tmp_path / "collection.anki2"))
     try:
         import_into(collection, deck)
@@ -96,8 +94,8 @@ def test_a_fresh_export_of_the_same_questions_updates_their_notes(
             monkeypatch.setattr(genanki.Package, "write_to_file",
                                 lambda package, file, timestamp=None, at=stamp: write(package, file, at))
             deck = tmp_path / f"deck-{seed}.apkg"
-            result = runner.invoke(app, ["export", *KEYS, "--seed", seed, "--format", "apkg", "-o", str(deck)])
-            assert result.exit_code == 0, result.stderr
+            code, _, err = run("export", *KEYS, "--seed", seed, "--format", "apkg", "-o", str(deck))
+            assert code == 0, err
             import_into(collection, deck)
         notes = [collection.get_note(note_id) for note_id in collection.find_notes("")]
         assert len(notes) == 3 and {note["Seed"] for note in notes} == {"4"}

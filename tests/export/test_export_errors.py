@@ -6,15 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import quizzer.common.files
 import quizzer.export
 import quizzer.export.markdown
-from quizzer.cli import app
 from quizzer.common.errors import UserError
+from tests.cli_runner import run
 
-runner = CliRunner()
 SELECTION = ("--topic", "causal_self_attention", "-n", "2", "--seed", "1")
 
 
@@ -33,9 +31,9 @@ def out(tmp_path: Path) -> Path:
 
 def failed(*args: str) -> str:
     """Run a command that must fail as bad input; return its one-line message."""
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 2, result.stdout
-    lines = result.stderr.strip().splitlines()
+    code, out, err = run(*args)
+    assert code == 2, out
+    lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("quizzer: ")
     return lines[0]
 
@@ -80,8 +78,8 @@ def test_existing_file_needs_force(tmp_path: Path) -> None:
     target.write_text("keep me")
     assert "--force" in failed("export", *SELECTION, "--format", "html", "-o", str(target))
     assert target.read_text() == "keep me"
-    result = runner.invoke(app, ["export", *SELECTION, "--format", "html", "-o", str(target), "--force"])
-    assert result.exit_code == 0 and target.read_text().startswith("<!DOCTYPE html>")
+    code, _, _ = run("export", *SELECTION, "--format", "html", "-o", str(target), "--force")
+    assert code == 0 and target.read_text().startswith("<!DOCTYPE html>")
 
 
 def test_existing_answer_sheet_also_needs_force(out: Path) -> None:
@@ -138,9 +136,9 @@ def test_written_files_get_the_usual_permissions_not_the_temporary_files(out: Pa
     """Files are written to a private temporary first (0600); the result must be readable like any new file."""
     previous = os.umask(0o022)
     try:
-        result = runner.invoke(app, ["export", *SELECTION, "--format", "md", "-o", str(out / "paper.md")])
+        code, _, err = run("export", *SELECTION, "--format", "md", "-o", str(out / "paper.md"))
     finally:
         os.umask(previous)
-    assert result.exit_code == 0, result.stderr
+    assert code == 0, err
     assert sorted(p.name for p in out.iterdir()) == ["paper-answers.md", "paper.md"]
     assert {oct(p.stat().st_mode & 0o777) for p in out.iterdir()} == {oct(0o644)}

@@ -7,16 +7,13 @@ from pathlib import Path
 
 import pytest
 import typst
-from typer.testing import CliRunner
 
-from quizzer.cli import app
 from quizzer.export.richtext import math_spans
 from quizzer.export.typstmath import MathConversionError, latex_to_typst
 from quizzer.templates.catalog import questions_dir
 from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import load_path
-
-runner = CliRunner()
+from tests.cli_runner import run
 
 
 @pytest.mark.parametrize(("latex", "typst_math"), [
@@ -69,8 +66,8 @@ def test_every_formula_of_every_template_converts_and_compiles() -> None:
 def pdf_paper(bundled_bank: Path, tmp_path: Path) -> Path:
     target = tmp_path / "paper.pdf"
     keys = ("--key", "practice/warmup-rate", "--key", "2024T3_Q1_NA Q277", "--key", "practice/recall-attention-formula")
-    result = runner.invoke(app, ["export", *keys, "--seed", "0", "--format", "pdf", "-o", str(target)])
-    assert result.exit_code == 0, result.stderr
+    code, _, err = run("export", *keys, "--seed", "0", "--format", "pdf", "-o", str(target))
+    assert code == 0, err
     return target
 
 
@@ -102,5 +99,5 @@ def test_pdf_is_deterministic(pdf_paper: Path, tmp_path: Path) -> None:
     (tmp_path / "again").mkdir()
     again = tmp_path / "again" / "paper.pdf"  # the same name: the printed command names it
     keys = ("--key", "practice/warmup-rate", "--key", "2024T3_Q1_NA Q277", "--key", "practice/recall-attention-formula")
-    assert runner.invoke(app, ["export", *keys, "--seed", "0", "--format", "pdf", "-o", str(again)]).exit_code == 0
+    assert run("export", *keys, "--seed", "0", "--format", "pdf", "-o", str(again))[0] == 0
     assert again.read_bytes() == pdf_paper.read_bytes()

@@ -228,5 +228,5 @@ def test_a_scope_nobody_has_answered_says_so(simulated_class: SimulatedClass) ->
 
 
 def test_an_unknown_format_is_a_usage_error(bundled_bank_url: str) -> None:
-    code, _, err = run("report", "--format", "pdf")
-    assert code == 2 and "'pdf' is not one of 'text', 'md', 'html', 'json'" in err
+    assert run("report", "--format", "pdf") == (2, "", "quizzer: argument -f/--format: invalid choice: 'pdf' (choose "
+                                                   "from 'text', 'md', 'html', 'json') (see 'quizzer report --help')\n")
