@@ -250,8 +250,7 @@ def _no_output(function: Function, positional: int, *keywords: str) -> Function:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         if len(args) > positional:
             raise TypeError(f"takes at most {positional} argument{'s' if positional > 1 else ''}")
-        unknown = sorted(set(kwargs) - set(keywords))
-        if unknown:
+        if kwargs and (unknown := sorted(set(kwargs).difference(keywords))):
             raise TypeError(f"unexpected keyword {unknown[0]!r}")
         return function(*args, **kwargs)
     return guarded
