@@ -104,10 +104,3 @@ def shared_budget(budget: Budget | None = None) -> Iterator[Budget]:
         yield budget
     finally:
         _SHARED.reset(token)
-
-
-def charge(work: int, result: int = 0) -> None:
-    """Charge work done outside an expression (formatting a value into a prompt) to the current budget."""
-    budget = _SHARED.get()
-    if budget is not None:
-        budget.charge(work, result)

@@ -242,12 +242,12 @@ class _Scope:
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
         bounded(value)
-        if isinstance(value, list):
-            self.budget.charge(len(value))  # bounded() looked at every item
-        elif isinstance(value, np.ndarray):
+        if isinstance(value, np.ndarray):
             self.budget.elements += value.size
             if self.budget.elements > MAX_TOTAL_ELEMENTS:
                 raise ExprError(f"more than {MAX_TOTAL_ELEMENTS:,} array elements built in all")
+        elif isinstance(value, list):
+            self.budget.charge(len(value))  # bounded() looked at every item
         return value
 
     def tick(self) -> None:
@@ -371,7 +371,7 @@ def _call(node: ast.Call) -> Closure:
         if function is None:
             raise ExprError(f"unknown function {name!r}{did_you_mean(name, scope.functions)}")
         values = [arg(scope) for arg in args]
-        keywords = {key: value(scope) for key, value in kwargs}
+        keywords = {key: value(scope) for key, value in kwargs} if kwargs else {}
         try:
             if isinstance(function, Costed):  # charged before it runs, from its arguments' sizes
                 scope.budget.charge(*function.cost(*values, **keywords))
@@ -508,7 +508,10 @@ def check_broadcast(*operands: Any) -> int:
     """Refuse element-wise work whose broadcast result exceeds the element limit, before NumPy
     builds it: a (1000000, 1) and a (1, 1000) array are small, their sum is not.  Returns the
     result's size (the work of computing it)."""
-    if not any(isinstance(x, np.ndarray) for x in operands):
+    for operand in operands:  # a loop, not any(<generator>): this runs at almost every step
+        if isinstance(operand, np.ndarray):
+            break
+    else:
         return 1  # numbers, text and lists cannot grow this way; bounded() checks them
     try:
         shape = np.broadcast_shapes(*(np.shape(x) for x in operands))
@@ -533,9 +536,17 @@ def _check_arithmetic(left: Any, right: Any) -> int:
     return check_broadcast(left, right) + weight(left) + weight(right)
 
 
+# The exact types of most intermediates that hold one value of a fixed size (a Python int can grow, so
+# it is not one): bounded() and weight() run at nearly every step, and a set lookup is cheaper than isinstance.
+_FIXED_SIZE = frozenset({float, bool, type(None), np.float64, np.int64, np.bool_})
+
+
 def weight(value: Any) -> int:
     """How many elements, characters or items a value holds, for cost rules: cheap, never a long walk
     (lists are flat and bounded; tuples come only from functions, a few items long)."""
+    kind = type(value)
+    if kind in _FIXED_SIZE or kind is int:
+        return 1
     if isinstance(value, np.ndarray):
         return value.size
     if isinstance(value, (str, list)):
@@ -552,12 +563,19 @@ _GUARDS: dict[type[ast.operator], Callable[[Any, Any], int]] = {
 
 def bounded(value: Any) -> Any:
     """Reject a value that exceeds the size limits (used on every intermediate)."""
+    # The commonest kinds first, each returning once checked: this runs on every intermediate.
+    if type(value) in _FIXED_SIZE:
+        return value
+    if isinstance(value, np.ndarray):
+        if value.size > MAX_ARRAY_ELEMENTS:
+            raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
+        return value
+    if isinstance(value, int):  # a bool has a fixed size: it returned above
+        if value.bit_length() > MAX_INT_BITS:
+            raise ExprError("a whole number is too large")
+        return value
     if isinstance(value, complex):
         raise ExprError("the result is not a real number")
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
-        raise ExprError("a whole number is too large")
-    if isinstance(value, np.ndarray) and value.size > MAX_ARRAY_ELEMENTS:
-        raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
     if isinstance(value, (str, list)) and len(value) > MAX_STRING_CHARS:
         raise ExprError("a string or list is too long")
     if isinstance(value, list) and value:

@@ -8,6 +8,7 @@ choice and multi answers are read in :mod:`quizzer.grading.choices`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -365,6 +366,11 @@ def parse_text(text: str) -> str:
 
 def read_expression(text: str, variables: Sequence[str] | None = None) -> ExpressionAnswer:
     """Compile a typed expression; ``variables=None`` accepts any name as a variable."""
+    return _read_expression(text, None if variables is None else tuple(variables))
+
+
+@functools.lru_cache(maxsize=1024)  # an instance compares its answer with every mistake's: read each text once
+def _read_expression(text: str, variables: tuple[str, ...] | None) -> ExpressionAnswer:
     typed = clean(text)
     names = CONSTANTS.keys() | set(variables or ())
     compiled = compile_typed(normalize(typed, names), typed, "an expression")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -24,7 +25,6 @@ from numpy.typing import ArrayLike
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, BudgetError, shared_budget
-from quizzer.grading.budget import charge as charge_budget
 from quizzer.grading.budget import current as current_budget
 from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, numpy_quiet
 from quizzer.grading.match import values_match
@@ -265,7 +265,7 @@ def _choice_order(template: Template, seed: int) -> list[int]:
     if template.items is not None:
         return _order_display(template, seed)
     n = len(template.choices or ())
-    if not template.shuffle:
+    if not template.shuffle or n < 2:  # nothing to shuffle: seeding a generator would cost more than the instance
         return list(range(n))
     return [int(i) for i in stream(template.key, seed, "choices").permutation(n)]
 
@@ -292,7 +292,8 @@ _Value = TypeVar("_Value", bound=ArrayLike)
 
 
 def _finite(value: _Value) -> _Value:
-    if not np.all(np.isfinite(value)):
+    # A Python float (every number answer) is checked without NumPy, whose scalar path costs ~20 times more.
+    if not (math.isfinite(value) if isinstance(value, float) else np.all(np.isfinite(value))):
         raise ValueError(f"is not finite ({show(value)})")
     return value
 
@@ -444,13 +445,15 @@ def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
 
 def _charge_text(template: Template, value: Any, where: str) -> None:
     """Charge writing ``value`` as text (Python work per number) to the instance's budget, before it is written."""
+    budget = current_budget()
+    if budget is None:
+        return
     cost = text_cost(value)
     try:
-        charge_budget(cost)
+        budget.charge(cost)
     except BudgetError as exc:
         raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
-    budget = current_budget()
-    if budget is not None and budget.fields is not None:
+    if budget.fields is not None:
         budget.fields[where] = budget.fields.get(where, 0) + cost
 
 

@@ -472,6 +472,17 @@ def test_expression_rejections(text: str, message: str) -> None:
     assert str(caught.value) == message
 
 
+def test_a_remembered_expression_is_still_checked_against_the_question() -> None:
+    """Expressions are read once and remembered (an instance compares its answer with every mistake):
+    the same text is still refused for a question without its names, and a refusal is never remembered."""
+    assert readers.read_expression("x + d", ("x", "d")).variables == ("x", "d")
+    for _ in range(2):
+        with pytest.raises(AnswerFormatError, match="unknown name 'x'"):
+            readers.read_expression("x + d", ("d", "f"))
+        with pytest.raises(AnswerFormatError, match="could not read"):
+            readers.read_expression("(" * 60 + "d" + ")" * 60, ("d",))
+
+
 def test_ambiguous_run_of_names_is_not_split() -> None:
     with pytest.raises(AnswerFormatError, match="unknown name 'aab'"):
         parse("expression", "aab", variables=["a", "aa", "b"])
