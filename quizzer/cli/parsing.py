@@ -41,14 +41,30 @@ class Parser(argparse.ArgumentParser):
         # argparse would guess a prefix (--sol for --solutions): a typo must not run something else.
         super().__init__(**{"add_help": False, "allow_abbrev": False, "formatter_class": HelpFormatter, **options})
         self.add_argument("-h", "--help", action="help", help="Show this help and exit.")
+        self.runs: Callable[..., None] | None = None  # the command whose arguments are added on first use
 
     def error(self, message: str) -> NoReturn:  # argparse's own prints the usage block and exits 2
         raise UsageError(message, self.prog)
 
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
+        self._add_arguments()
         words = sys.argv[1:] if args is None else list(args)
         return super().parse_known_args(self._values_may_start_with_a_dash(words), namespace)
+
+    def format_help(self) -> str:
+        self._add_arguments()
+        return super().format_help()
+
+    def _add_arguments(self) -> None:
+        """Add the arguments of the command this parser runs, once, when it parses or shows its help:
+        a command line runs one command, and adding all 84 arguments of all 19 took 15 ms, half
+        of what a bare Python start takes."""
+        if self.runs is not None:
+            function, self.runs = self.runs, None
+            declared = [self.add_argument(*flags, **options) for flags, options in getattr(function, "arguments", ())]
+            self.set_defaults(command=Command(function, tuple(action.dest for action in declared),
+                                              getattr(function, "learner", False), self.prog))
 
     def _values_may_start_with_a_dash(self, words: list[str]) -> list[str]:
         """``--answer -1/2`` as ``--answer=-1/2``, as quizzer has always read it.  argparse takes a word
@@ -168,10 +184,8 @@ def group(commands: argparse._SubParsersAction[Parser], name: str, summary: str,
 
 
 def _runs(parser: Parser, function: Callable[..., None]) -> None:
-    """``parser`` takes ``function``'s arguments and, once parsed, runs it."""
-    declared = [parser.add_argument(*flags, **options) for flags, options in getattr(function, "arguments", ())]
-    parser.set_defaults(command=Command(function, tuple(action.dest for action in declared),
-                                        getattr(function, "learner", False), parser.prog))
+    """``parser`` takes ``function``'s arguments (added when it is first used) and, once parsed, runs it."""
+    parser.runs = function
 
 
 def _help(function: Callable[..., None]) -> tuple[str, str]:
