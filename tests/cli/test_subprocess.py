@@ -31,15 +31,16 @@ def test_help_and_version_do_not_import_heavy_modules() -> None:
 @pytest.mark.parametrize("args", [["show", "2024T3_Q1_NA Q277", "--seed", "3"],
                                   ["generate", "-k", "2024T3_Q1_NA Q277", "--seed", "3", "--solutions"],
                                   ["grade", "2024T3_Q1_NA Q277", "--seed", "3", "--answer", "1", "--dry-run"]])
-def test_one_question_commands_do_not_import_the_orm_app_torch_or_exporters(args: list[str],
-                                                                          bundled_bank: Path) -> None:
+def test_one_question_commands_do_not_import_the_orm_pydantic_app_torch_or_exporters(args: list[str],
+                                                                                   bundled_bank: Path) -> None:
     """What `show`, `generate` and `grade` for one question must never pay for at start-up: a current
-    SQLite bank is read with the standard library (``bank.readonly``), and the command line is parsed
-    with argparse (no typer, no click).  (pydantic still loads: the template schema is a pydantic model.)"""
+    SQLite bank is read with the standard library (``bank.readonly``), the template schema is msgspec's
+    (no pydantic), and the command line is parsed with argparse (no typer, no click)."""
     probe = ("import sys\nfrom quizzer.cli import main\n"
              "try:\n    main(sys.argv[1:])\nexcept SystemExit as exc:\n    assert not exc.code, exc.code\n"
              "print(sorted(m for m in ('sqlalchemy', 'sqlmodel', 'torch', 'textual', 'typst', 'genanki', 'aiohttp',"
-             " 'quizzer.tui', 'quizzer.export', 'quizzer.reporting', 'typer', 'click') if m in sys.modules))")
+             " 'quizzer.tui', 'quizzer.export', 'quizzer.reporting', 'typer', 'click', 'pydantic', 'pydantic_core')"
+             " if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True,
                             env={**os.environ, "QUIZZER_DB": str(bundled_bank)}, timeout=120)
     assert result.stdout.strip().splitlines()[-1] == "[]"
