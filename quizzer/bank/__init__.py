@@ -16,3 +16,4 @@ VERSION_KEY = "schema_version"        # Meta row: the schema version (see ``migr
 CATALOG_DIGEST_KEY = "catalog_digest"  # Meta row: the catalog_digest() the topics and records were synced from
 RULES_KEY = "grading_rules"           # Meta row: the scoring rules the attempts were graded under (regrade)
 PART_IDS_KEY = "part_ids"             # Meta row: the routed IDs parts carry, read once at import (readonly)
+QUESTIONS_KEY = "bundled_questions"   # Meta row: the bundled files as last imported, by stat (readonly)

@@ -15,26 +15,30 @@ Templates are parsed by the same bounded loader as at import (``parse_stored``):
 that no longer loads is one clear line, whichever path read it.  A key may name a part of a
 multi-part question; which routed IDs the parts carry is kept in a Meta row written at import
 (:func:`part_ids_record`), so a command parses its one template, not every multi-part question.
+Likewise whether every bundled file is in the bank: a Meta row written at import
+(:func:`questions_record`) answers from the files' ``stat`` while no file and no stored template
+changed since; otherwise every file is read and hashed.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from contextlib import closing
 from pathlib import Path
 
-from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, RULES_KEY, SCHEMA_VERSION, VERSION_KEY
+from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, QUESTIONS_KEY, RULES_KEY, SCHEMA_VERSION, VERSION_KEY
 from quizzer.bank.location import database_url
 from quizzer.common.errors import TemplateError, UserError
 from quizzer.grading.verdict import RULES_VERSION
 from quizzer.templates import schema
 from quizzer.templates.catalog import catalog_digest, questions_dir
 from quizzer.templates.loader import load_text
-from quizzer.templates.sources import changed_files
+from quizzer.templates.sources import changed_files, files_stat
 
 READ_TIMEOUT_S = 2  # a bank held by a long write is left to the ORM path, which waits and reports
 
@@ -112,4 +116,14 @@ def _is_current(connection: sqlite3.Connection, directory: Path) -> bool:
             or meta.get(CATALOG_DIGEST_KEY) != catalog_digest()):
         return False
     known = {digest for (digest,) in connection.execute("SELECT content_hash FROM template")}
+    recorded = connection.execute("SELECT value FROM meta WHERE key = ?", (QUESTIONS_KEY,)).fetchone()
+    if recorded and recorded[0] == questions_record(files_stat(directory), known):
+        return True
     return not changed_files(directory, known)
+
+
+def questions_record(stat: str, hashes: Collection[str]) -> str:
+    """The Meta row's value once the bundled files (``files_stat``, taken before they were read) are
+    imported: with the stored templates' hashes, so that a template added or changed since (``quizzer
+    add``) does not match it either."""
+    return hashlib.sha256("\n".join([stat, *sorted(hashes)]).encode()).hexdigest()

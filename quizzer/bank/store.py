@@ -15,16 +15,16 @@ from typing import Any
 from sqlalchemy import insert
 from sqlmodel import Session, col, delete, select
 
-from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY
+from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, QUESTIONS_KEY
 from quizzer.bank.db import begin_write, lock_setup
 from quizzer.bank.models import Attempt, Meta, RecordTopic, RoutedRecord, Template, TemplateTopic, Topic
-from quizzer.bank.readonly import parse_stored, part_ids_record
+from quizzer.bank.readonly import parse_stored, part_ids_record, questions_record
 from quizzer.common.clock import utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.grading.verdict import Verdict
 from quizzer.templates import schema
 from quizzer.templates.catalog import Catalog, catalog_digest, load_catalog
-from quizzer.templates.sources import changed_files, content_hash
+from quizzer.templates.sources import changed_files, content_hash, files_stat
 from quizzer.templates.validate import LoadedTemplate, validate_files
 
 
@@ -213,6 +213,7 @@ def import_bundled(*, session: Session, directory: Path) -> ImportReport:
     or changed files are validated (they were test-rendered over many seeds by ``make test``; here
     one seed proves they load)."""
     require_directory(directory)
+    stat = files_stat(directory)  # before the files are read: one written meanwhile will not match it
     changed = changed_files(directory, set(stored_hashes(session=session).values()))
     catalog_stale = not catalog_current(session=session)
     if not changed and not catalog_stale:
@@ -226,5 +227,8 @@ def import_bundled(*, session: Session, directory: Path) -> ImportReport:
     catalog = load_catalog() if catalog_stale else None
     lock_setup(session.connection())
     sync_catalog(session=session, catalog=catalog)
-    return import_templates(session=session, loaded=loaded)
+    report = import_templates(session=session, loaded=loaded)
+    # What the light read path checks instead of reading every file again (``readonly``).
+    session.merge(Meta(key=QUESTIONS_KEY, value=questions_record(stat, stored_hashes(session=session).values())))
+    return report
 

@@ -32,6 +32,16 @@ def content_hash(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
+def files_stat(directory: Path) -> str:
+    """A SHA-256 over every template file's path, size and modification time, from ``stat`` alone
+    (no file is read): a file written since gets another time, so another fingerprint."""
+    digest = hashlib.sha256()
+    for path in template_files([directory]):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(directory)}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def changed_files(directory: Path, known: Collection[str]) -> list[Path]:
     """The template files under ``directory`` whose content hash is not among ``known``."""
     return [path for path in template_files([directory]) if content_hash(path.read_text(encoding="utf-8")) not in known]

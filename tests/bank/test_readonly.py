@@ -3,14 +3,16 @@ would change nothing, and then answers what the ORM would."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import time
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 
-from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, RULES_KEY, VERSION_KEY
+from quizzer.bank import CATALOG_DIGEST_KEY, PART_IDS_KEY, RULES_KEY, VERSION_KEY, readonly
 from quizzer.bank.readonly import current_templates
 from quizzer.bank.store import get_template, select_templates
 from quizzer.common.errors import UserError
@@ -61,6 +63,29 @@ def test_a_changed_bundled_file_is_left_to_the_orm(bundled_bank: Path, tmp_path:
     assert current_templates(KEYS) is not None
     edited = next(copy.rglob("*.yaml"))
     edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert current_templates(KEYS) is None
+
+
+def test_the_files_are_read_only_when_one_changed_since_the_last_import(bundled_bank: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Meta row written at import lets the light path trust the files' ``stat``; a file written
+    since (even with the same text) sends it back to reading and hashing them, which decides."""
+    copy = tmp_path / "questions"
+    shutil.copytree(questions_dir(), copy)
+    monkeypatch.setenv("QUIZZER_QUESTIONS_DIR", str(copy))
+    edited = copy / "week2" / "decoder_output_params" / "2024T3_Q1_NA_Q278.yaml"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    engine, session = open_current_bank()  # imports the edited file and writes the row for this folder
+    session.close()
+    engine.dispose()
+    read: list[Path] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(readonly, "changed_files", lambda directory, known: read.append(directory) or [])
+        assert current_templates(KEYS) is not None and read == []  # answered from stat alone
+        os.utime(edited, ns=(time.time_ns(), time.time_ns() + 10**9))  # written again, the same text
+        assert current_templates(KEYS) is not None and read == [copy]  # so read again
+    assert current_templates(KEYS) is not None  # and, read for real, still current
+    edited.write_text(edited.read_text(encoding="utf-8") + "# and again\n", encoding="utf-8")
     assert current_templates(KEYS) is None
 
 
