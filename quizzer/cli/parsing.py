@@ -10,20 +10,26 @@
 - ``HelpFormatter``: help that shows each option's range and default, and keeps a docstring's
   paragraphs.
 
-Standard library only: this module is imported at every start of ``quizzer``.
+The standard library and ``quizzer.common`` only: this module is imported at every start of ``quizzer``.
 """
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
 
+from quizzer.common.errors import did_you_mean
+
 F = TypeVar("F", bound=Callable[..., None])
 Argument = tuple[tuple[str, ...], dict[str, Any]]  # add_argument's positional and keyword arguments
+
+
+_UNKNOWN_COMMAND = re.compile(r"argument COMMAND: invalid choice: '(.*)' \(choose from (.*)\)", re.DOTALL)
 
 
 class UsageError(Exception):
@@ -44,6 +50,10 @@ class Parser(argparse.ArgumentParser):
         self.runs: Callable[..., None] | None = None  # the command whose arguments are added on first use
 
     def error(self, message: str) -> NoReturn:  # argparse's own prints the usage block and exits 2
+        typo = _UNKNOWN_COMMAND.fullmatch(message)
+        if typo:  # argparse lists every command; the one meant is more use
+            word, commands = typo.group(1), re.findall(r"'([^']*)'", typo.group(2))
+            message = f"unknown command {word!r}{did_you_mean(word, commands) or '; commands: ' + ', '.join(commands)}"
         raise UsageError(message, self.prog)
 
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]

@@ -125,8 +125,9 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
      "argument --seconds: -1 is out of range (at least 0) (see 'quizzer grade --help')"),
     (("generate", "--format", "docx"),
      "argument --format: invalid choice: 'docx' (choose from 'text', 'md', 'json') (see 'quizzer generate --help')"),
-    (("progress", "frob"),
-     "argument COMMAND: invalid choice: 'frob' (choose from 'export', 'import') (see 'quizzer progress --help')"),
+    (("progress", "frob"), "unknown command 'frob'; commands: export, import (see 'quizzer progress --help')"),
+    (("progress", "exprot"), "unknown command 'exprot' (did you mean 'export'?) (see 'quizzer progress --help')"),
+    (("shw", KEY), "unknown command 'shw' (did you mean 'show'?) (see 'quizzer --help')"),
     (("--profile",), "argument --profile: expected one argument (see 'quizzer --help')"),
 ])
 def test_usage_errors_are_one_line_naming_the_help_to_read(args: tuple[str, ...], line: str) -> None:
@@ -136,7 +137,7 @@ def test_usage_errors_are_one_line_naming_the_help_to_read(args: tuple[str, ...]
 def test_an_unknown_command_is_one_line() -> None:
     code, out, err = run("frobnicate")
     assert (code, out) == (2, "") and err.count("\n") == 1
-    assert err.startswith("quizzer: argument COMMAND: invalid choice: 'frobnicate' (choose from 'practise', ")
+    assert err.startswith("quizzer: unknown command 'frobnicate'; commands: practise, validate, ")
     assert err.endswith(" (see 'quizzer --help')\n")
 
 
