@@ -66,12 +66,14 @@ def current_templates(keys: Sequence[str], url: str | None = None) -> list[schem
     try:
         with closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=READ_TIMEOUT_S)) as connection:
             connection.execute("BEGIN")  # one snapshot for every read below
-            if not _is_current(connection, directory):
+            meta: dict[str, str] = dict(connection.execute(
+                f"SELECT key, value FROM meta WHERE key IN ({', '.join('?' * len(_META_KEYS))})", _META_KEYS))
+            if not _is_current(connection, meta, directory):
                 return None
             rows = connection.execute(
                 f"SELECT key, source_yaml, content_hash FROM template WHERE key IN ({', '.join('?' * len(wanted))})"
                 " ORDER BY week, key", wanted).fetchall()
-            part_ids = _part_ids(connection)
+            part_ids = _part_ids(connection, meta.get(PART_IDS_KEY))
     except sqlite3.Error:
         return None
     # A routed ID that a part of a multi-part question carries names that part (``store.find_question``),
@@ -81,43 +83,44 @@ def current_templates(keys: Sequence[str], url: str | None = None) -> list[schem
     return [parse_stored(source, digest, key) for key, source, digest in rows]
 
 
+# The Meta rows the light path reads, in one query.
+_META_KEYS = (VERSION_KEY, RULES_KEY, CATALOG_DIGEST_KEY, PART_IDS_KEY, QUESTIONS_KEY)
 Chain = tuple[str, str, str]  # a multi-part question's row: key, source YAML, content hash
 
 
 def part_ids_record(chains: Sequence[Chain]) -> str:
     """The Meta row's value for the bank's multi-part questions: the routed IDs their parts carry,
     and the content hashes they were read from (a row that no longer matches them is not used)."""
-    ids = sorted({part_id for key, source, digest in chains for part_id in parse_stored(source, digest, key).part_ids})
-    return json.dumps({"hashes": sorted(digest for _, _, digest in chains), "ids": ids})
+    return json.dumps({"hashes": sorted(digest for *_, digest in chains), "ids": sorted(_read_part_ids(chains))})
 
 
-def _part_ids(connection: sqlite3.Connection) -> set[str]:
-    """The routed IDs the bank's parts carry: from the Meta row while it matches the stored
-    multi-part questions, else read from them (a bank written before the row was kept)."""
+def _read_part_ids(chains: Sequence[Chain]) -> set[str]:
+    return {part_id for key, source, digest in chains for part_id in parse_stored(source, digest, key).part_ids}
+
+
+def _part_ids(connection: sqlite3.Connection, recorded: str | None) -> set[str]:
+    """The routed IDs the bank's parts carry: from the Meta row (``recorded``) while it matches the
+    stored multi-part questions, else read from them (a bank written before the row was kept)."""
     chains: list[Chain] = connection.execute(
         "SELECT key, source_yaml, content_hash FROM template WHERE kind = 'parts'").fetchall()
-    row = connection.execute("SELECT value FROM meta WHERE key = ?", (PART_IDS_KEY,)).fetchone()
     try:
-        recorded = json.loads(row[0]) if row else None
+        record = json.loads(recorded) if recorded else None
     except ValueError:  # a damaged row is not trusted: the chains are read instead
-        recorded = None
-    if not (isinstance(recorded, dict) and recorded.get("hashes") == sorted(digest for *_, digest in chains)
-            and isinstance(recorded.get("ids"), list)):
-        recorded = json.loads(part_ids_record(chains))
-    return set(recorded["ids"])
+        record = None
+    if (isinstance(record, dict) and record.get("hashes") == sorted(digest for *_, digest in chains)
+            and isinstance(record.get("ids"), list)):
+        return set(record["ids"])
+    return _read_part_ids(chains)
 
 
-def _is_current(connection: sqlite3.Connection, directory: Path) -> bool:
+def _is_current(connection: sqlite3.Connection, meta: dict[str, str], directory: Path) -> bool:
     """Whether opening the bank through the ORM would change nothing (see the module's docstring)."""
-    meta = dict(connection.execute("SELECT key, value FROM meta WHERE key IN (?, ?, ?)",
-                                   (VERSION_KEY, RULES_KEY, CATALOG_DIGEST_KEY)).fetchall())
     if (meta.get(VERSION_KEY) != str(SCHEMA_VERSION) or meta.get(RULES_KEY) != str(RULES_VERSION)
             or str(connection.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal"
             or meta.get(CATALOG_DIGEST_KEY) != catalog_digest()):
         return False
     known = {digest for (digest,) in connection.execute("SELECT content_hash FROM template")}
-    recorded = connection.execute("SELECT value FROM meta WHERE key = ?", (QUESTIONS_KEY,)).fetchone()
-    if recorded and recorded[0] == questions_record(files_stat(directory), known):
+    if meta.get(QUESTIONS_KEY) == questions_record(files_stat(directory), known):
         return True
     return not changed_files(directory, known)
 

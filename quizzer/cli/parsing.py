@@ -179,7 +179,7 @@ class Command:
 def command(commands: argparse._SubParsersAction[Parser], name: str, function: Callable[..., None]) -> None:
     """Add ``function`` as the subcommand ``name``, with the arguments it ``takes``."""
     summary, description = _help(function)
-    _runs(commands.add_parser(name, help=summary, description=description), function)
+    commands.add_parser(name, help=summary, description=description).runs = function
 
 
 def group(commands: argparse._SubParsersAction[Parser], name: str, summary: str,
@@ -189,13 +189,8 @@ def group(commands: argparse._SubParsersAction[Parser], name: str, summary: str,
     parser = commands.add_parser(name, help=summary, description=summary)
     if alone is not None:
         parser.description = f"{summary}\n\n'{parser.prog}' alone: {_help(alone)[1]}"
-        _runs(parser, alone)
+        parser.runs = alone
     return parser.add_subparsers(title="commands", metavar="COMMAND", required=alone is None)
-
-
-def _runs(parser: Parser, function: Callable[..., None]) -> None:
-    """``parser`` takes ``function``'s arguments (added when it is first used) and, once parsed, runs it."""
-    parser.runs = function
 
 
 def _help(function: Callable[..., None]) -> tuple[str, str]:

@@ -90,8 +90,8 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
 
     print(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
           f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
-    if verdict.feedback and verdict.feedback != verdict.verdict:  # a bare "correct" repeats the line above
-        print(render_math(verdict.feedback))
+    if note := _note(verdict.feedback, verdict.verdict):
+        print(render_math(note))
 
 
 def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, profile: str, dry_run: bool,
@@ -168,9 +168,15 @@ def _print_parts(result: dict[str, Any], *, as_json: bool) -> None:
         carried = " (right on your value)" if part["carried_forward"] else ""
         print(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
               f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
-        if part["feedback"] and part["feedback"] != part["verdict"]:
-            print(f"    {render_math(part['feedback'])}")
+        if note := _note(part["feedback"], part["verdict"]):
+            print(f"    {render_math(note)}")
     print(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
+
+
+def _note(feedback: str, verdict: str) -> str:
+    """The grader's note to print under the verdict line: none where it only repeats the verdict (a
+    right answer's feedback is the bare word "correct")."""
+    return feedback if feedback != verdict else ""
 
 
 def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
