@@ -20,6 +20,7 @@ per step: the budget must not slow the instances it guards.
 from __future__ import annotations
 
 import contextvars
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,6 +41,11 @@ MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_SECONDS = 5.0
 # The deadline's clock: this process's processor time (all its threads: PyTorch may compute in its own).
 clock = time.process_time
+# Reading processor time is a system call (about 1 µs, tens of µs on a loaded machine), the wall clock is
+# not (0.1 µs).  The threads of a process use at most this many processors at once, so its processor time
+# grows at most this many times as fast as wall time: Budget.out_of_time() reads it only when it could
+# have run out.
+PROCESSORS = os.cpu_count() or 1
 # One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
 # costs about as much as this many element operations inside NumPy; cost() weighs steps with it.
 STEP_WORK = 5000
@@ -68,6 +74,8 @@ class Budget:
     deadline: float = field(default_factory=lambda: clock() + MAX_SECONDS)
     # What each template field cost, when someone asks (quizzer validate names the costliest field).
     fields: dict[str, int] | None = None
+    # Wall time (perf_counter) before which the deadline cannot have passed: see out_of_time().
+    next_look: float = 0.0
 
     def charge(self, work: int, result: int = 0) -> None:
         """Spend ``work`` element operations on a call that will build ``result`` elements; refuse it first
@@ -79,6 +87,19 @@ class Budget:
         self.work += work
         if self.work > MAX_WORK:
             raise BudgetError(f"more than {MAX_WORK:,} element operations in all (one call would do {work:,})")
+
+    def out_of_time(self) -> bool:
+        """Whether the deadline has passed, looked at every step (one step may be a call that works on a
+        million numbers) but read from the processor clock only once enough wall time has gone by for
+        it to have passed: the time left, shared among every processor the threads could use."""
+        now = time.perf_counter()
+        if now < self.next_look:
+            return False
+        used = clock()
+        if used > self.deadline:
+            return True
+        self.next_look = now + (self.deadline - used) / PROCESSORS
+        return False
 
     def cost(self) -> int:
         """Steps and work as one number of element operations."""

@@ -47,7 +47,6 @@ from quizzer.grading.budget import (
     BudgetError,
     Costed,
 )
-from quizzer.grading.budget import clock as budget_clock
 
 MAX_SOURCE_CHARS = 4000
 MAX_DEPTH = 40  # brackets
@@ -256,7 +255,7 @@ class _Scope:
         if budget.steps > budget.max_steps:
             raise ExprError(f"more than {budget.max_steps:,} evaluation steps in all")
         # Every step, not every few hundred: one step may be a call that works on a million numbers.
-        if budget_clock() > budget.deadline:
+        if budget.out_of_time():
             raise ExprError(f"the expressions take longer than {_budget.MAX_SECONDS:g} s in all")
 
 
