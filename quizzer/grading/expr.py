@@ -96,7 +96,7 @@ class Compiled:
     source: str
     tree: ast.Expression
     names: frozenset[str]
-    run: Callable[[_Scope], Any]
+    run: Callable[[Scope], Any]
     # Set when the whole expression is one name ({{ d_model }}, most placeholders): evaluate() looks it up
     # directly, since a name costs no step and builds nothing, and the scope and errstate cost more than it.
     variable: str | None = None
@@ -183,27 +183,7 @@ def evaluate(
 ) -> Any:
     """Evaluate an expression with the given variables and callable whitelist."""
     compiled = source if isinstance(source, Compiled) else compile_expr(source)
-    if compiled.variable is not None and names is not None and compiled.variable in names:
-        return names[compiled.variable]
-    try:
-        if _NUMPY_QUIET.get():
-            return compiled.run(_Scope(names or {}, functions or {}))
-        with numpy_quiet():
-            return compiled.run(_Scope(names or {}, functions or {}))
-    except ExprError:
-        raise
-    except BudgetError as exc:
-        raise ExprError(str(exc)) from None
-    except ZeroDivisionError:
-        raise ExprError("division by zero") from None
-    except OverflowError:
-        raise ExprError("a number is too large") from None
-    except RecursionError:
-        raise ExprError(f"expression nests deeper than {MAX_DEPTH} levels") from None
-    except MemoryError:
-        raise ExprError("expression needs too much memory") from None
-    except (TypeError, ValueError, IndexError, KeyError, ArithmeticError) as exc:
-        raise ExprError(_describe(exc)) from None
+    return Scope(names or {}, functions or {}).evaluate(compiled)
 
 
 _NUMPY_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("quizzer_numpy_quiet", default=False)
@@ -228,15 +208,43 @@ def _describe(exc: Exception) -> str:
     return message[:200]
 
 
-class _Scope:
-    """What one evaluation sees (variables, functions) and spends from (the instance's or its own budget)."""
+class Scope:
+    """What evaluations see (variables, functions) and spend from (the instance's or their own budget).
+
+    ``evaluate()`` makes one per call; a template instance makes one for all its expressions, since
+    setting one up costs more than evaluating most of them."""
 
     __slots__ = ("names", "functions", "budget")
 
-    def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any] | Costed]):
+    def __init__(self, names: Mapping[str, Any], functions: Mapping[str, Callable[..., Any] | Costed],
+                 budget: Budget | None = None):
         self.names = names
         self.functions = functions
-        self.budget = _budget.current() or Budget()
+        self.budget = budget or _budget.current() or Budget()
+
+    def evaluate(self, compiled: Compiled) -> Any:
+        """The value of ``compiled`` here; every failure an :class:`ExprError` in one readable line."""
+        if compiled.variable is not None and compiled.variable in self.names:
+            return self.names[compiled.variable]
+        try:
+            if _NUMPY_QUIET.get():
+                return compiled.run(self)
+            with numpy_quiet():
+                return compiled.run(self)
+        except ExprError:
+            raise
+        except BudgetError as exc:
+            raise ExprError(str(exc)) from None
+        except ZeroDivisionError:
+            raise ExprError("division by zero") from None
+        except OverflowError:
+            raise ExprError("a number is too large") from None
+        except RecursionError:
+            raise ExprError(f"expression nests deeper than {MAX_DEPTH} levels") from None
+        except MemoryError:
+            raise ExprError("expression needs too much memory") from None
+        except (TypeError, ValueError, IndexError, KeyError, ArithmeticError) as exc:
+            raise ExprError(_describe(exc)) from None
 
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
@@ -259,7 +267,7 @@ class _Scope:
             raise ExprError(f"the expressions take longer than {_budget.MAX_SECONDS:g} s in all")
 
 
-Closure = Callable[[_Scope], Any]
+Closure = Callable[[Scope], Any]
 
 
 def _build(node: ast.expr) -> Closure:
@@ -273,7 +281,7 @@ def _build(node: ast.expr) -> Closure:
 def _constant(node: ast.Constant) -> Closure:
     value = node.value
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         return value
     return run
 
@@ -281,7 +289,7 @@ def _constant(node: ast.Constant) -> Closure:
 def _name(node: ast.Name) -> Closure:
     name = node.id
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         try:
             return scope.names[name]
         except KeyError:
@@ -295,7 +303,7 @@ def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
     guard = _GUARDS.get(type(node.op), _check_arithmetic)
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         scope.tick()
         a, b = left(scope), right(scope)
         scope.budget.charge(guard(a, b))
@@ -306,7 +314,7 @@ def _binary(node: ast.BinOp) -> Closure:
 def _unary(node: ast.UnaryOp) -> Closure:
     operand, op = _build(node.operand), _UNARY[type(node.op)]
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         return op(operand(scope))
     return run
 
@@ -314,7 +322,7 @@ def _unary(node: ast.UnaryOp) -> Closure:
 def _boolean(node: ast.BoolOp) -> Closure:
     operands, stop_when = [_build(v) for v in node.values], isinstance(node.op, ast.Or)
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         value: Any = None
         for operand in operands:
             value = operand(scope)
@@ -332,13 +340,13 @@ def _compare(node: ast.Compare) -> Closure:
     if len(rest) == 1:  # a single comparison may be element-wise: where(scores == max(scores), ...)
         (op, comparator), = rest
 
-        def elementwise(scope: _Scope) -> Any:
+        def elementwise(scope: Scope) -> Any:
             a, b = first(scope), comparator(scope)
             scope.budget.charge(check_broadcast(a, b) + weight(a) + weight(b))
             return scope.keep(op(a, b))
         return elementwise
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         left = first(scope)
         for op, comparator in rest:
             right = comparator(scope)
@@ -353,7 +361,7 @@ def _compare(node: ast.Compare) -> Closure:
 def _conditional(node: ast.IfExp) -> Closure:
     test, body, orelse = _build(node.test), _build(node.body), _build(node.orelse)
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         return body(scope) if _truth(test(scope)) else orelse(scope)
     return run
 
@@ -364,7 +372,7 @@ def _call(node: ast.Call) -> Closure:
     args = [_build(a) for a in node.args]
     kwargs = [(kw.arg, _build(kw.value)) for kw in node.keywords if kw.arg]
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         scope.tick()
         function = scope.functions.get(name)
         if function is None:
@@ -388,7 +396,7 @@ def _call(node: ast.Call) -> Closure:
 def _sequence(node: ast.List | ast.Tuple) -> Closure:
     items = [_build(item) for item in node.elts]
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         return scope.keep(_as_array_if_numeric([item(scope) for item in items]))
     return run
 
@@ -396,7 +404,7 @@ def _sequence(node: ast.List | ast.Tuple) -> Closure:
 def _subscript(node: ast.Subscript) -> Closure:
     value, index = _build(node.value), _index(node.slice)
 
-    def run(scope: _Scope) -> Any:
+    def run(scope: Scope) -> Any:
         container, at = value(scope), index(scope)
         if isinstance(container, np.ndarray) and (size := _indexed_size(container.shape, at)):
             scope.budget.charge(size, size)  # integer-array indexing builds a new array: bound it first

@@ -25,8 +25,7 @@ from numpy.typing import ArrayLike
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, BudgetError, shared_budget
-from quizzer.grading.budget import current as current_budget
-from quizzer.grading.expr import MATH_CONSTANTS, ExprError, compile_expr, evaluate, numpy_quiet
+from quizzer.grading.expr import MATH_CONSTANTS, ExprError, Scope, compile_expr, numpy_quiet
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
@@ -121,19 +120,19 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
         from quizzer.templates.parts import make_parts_instance  # it builds each part with make_instance
 
         return make_parts_instance(template, seed, budget)
-    with shared_budget(budget), numpy_quiet():  # every expression of one instance spends from one budget
-        env = sample_values(template, seed)
+    with shared_budget(budget) as spent, numpy_quiet():  # every expression of one instance spends from one budget
+        run = sample_values(template, seed, spent)
         order = _choice_order(template, seed)
-        answer, choices = _answer(template, env, order)
-        _charge_text(template, answer, "answer")  # written out as text, and typed back when validated
-        env = {**env, "answer": answer}
-        render = functools.partial(_render, template, env)
+        answer, choices = _answer(run, order)
+        run.charge_text(answer, "answer")  # written out as text, and typed back when validated
+        run.add("answer", answer)
+        env = run.env
         answer_text = write_answer(template, answer, choices)
         tolerance = _tolerance(template)
-        prompt = render(template.prompt, "prompt")
+        prompt = run.render(template.prompt, "prompt")
         spec = AnswerSpec(
             kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
-            variables=tuple(template.variables), wrong_answers=_wrong_answers(template, env, order, tolerance),
+            variables=tuple(template.variables), wrong_answers=_wrong_answers(run, order, tolerance),
             expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
             precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
             discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
@@ -141,8 +140,8 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
         return Instance(
             key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
             topics=tuple(template.topics), prompt=prompt,
-            solution=render(template.solution, "solution"), answer=answer,
-            answer_text=answer_text, spec=spec, choices=choices, figure=_figure(template, env),
+            solution=run.render(template.solution, "solution"), answer=answer,
+            answer_text=answer_text, spec=spec, choices=choices, figure=_figure(run),
             mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,
         )
 
@@ -163,26 +162,25 @@ def uniform(key: str, seed: int, name: str, draw: int = 0) -> float:
     return int.from_bytes(_digest(key, seed, name, draw)[:8], "little") / 2.0**64
 
 
-def sample_values(template: Template, seed: int) -> dict[str, Any]:
+def sample_values(template: Template, seed: int, budget: Budget) -> _Run:
     """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
     canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
     for draw in range(MAX_DRAWS):
-        env: dict[str, Any] = dict(MATH_CONSTANTS)  # pi, e, inf; a parameter of the same name wins
+        run = _Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
         for name, spec in template.params.items():
-            env[name] = _canonical(canonical[name]) if name in canonical else _sample(
-                spec, (template.key, seed, name, draw), env, template, name)
+            run.add(name, _canonical(canonical[name]) if name in canonical else _sample(
+                spec, (template.key, seed, name, draw), run, name))
         for name, source in template.derived.items():
-            env[name] = _evaluate(template, source, env, f"derived.{name}")
-        if all(_holds(template, rule, env, i) for i, rule in enumerate(template.require)):
-            return env
+            run.add(name, run.evaluate(source, f"derived.{name}"))
+        if all(_holds(run, rule, i) for i, rule in enumerate(template.require)):
+            return run
         if canonical:
             raise TemplateError("the canonical values do not satisfy 'require'", where=_where(template))
     raise TemplateError(f"field 'require': no draw out of {MAX_DRAWS} satisfies it (seed {seed}); "
                         "the constraint is unsatisfiable or too strict", where=_where(template))
 
 
-def _sample(spec: ParamSpec, where: tuple[str, int, str, int], env: dict[str, Any], template: Template,
-            name: str) -> Any:
+def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: _Run, name: str) -> Any:
     """One parameter's value; ``where`` (key, seed, name, draw) identifies its random stream."""
     kind = spec.sampler
     if kind == "choice":
@@ -202,7 +200,7 @@ def _sample(spec: ParamSpec, where: tuple[str, int, str, int], env: dict[str, An
         dims: tuple[Dim, ...] = (spec.vector,)
     else:
         dims = tuple(spec.matrix or ())
-    shape = tuple(_dimension(template, dim, env, f"params.{name}") for dim in dims)
+    shape = tuple(_dimension(run, dim, f"params.{name}") for dim in dims)
     return _random_array(spec, stream(*where), shape)
 
 
@@ -217,11 +215,11 @@ def _random_array(spec: ParamSpec, rng: np.random.Generator, shape: tuple[int, .
     return np.round(values, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0 so prompts never show "-0"
 
 
-def _dimension(template: Template, dim: int | str, env: dict[str, Any], where: str) -> int:
-    value = dim if isinstance(dim, int) else _evaluate(template, dim, env, where)
+def _dimension(run: _Run, dim: int | str, where: str) -> int:
+    value = dim if isinstance(dim, int) else run.evaluate(dim, where)
     if not isinstance(value, (int, np.integer)) or not 1 <= value <= 64:
         raise TemplateError(f"field {where!r}: a dimension must be a whole number from 1 to 64, got {value!r}",
-                            where=_where(template))
+                            where=_where(run.template))
     return int(value)
 
 
@@ -235,29 +233,30 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def _holds(template: Template, rule: str, env: dict[str, Any], index: int) -> bool:
-    result = _evaluate(template, rule, env, f"require.{index}")
+def _holds(run: _Run, rule: str, index: int) -> bool:
+    result = run.evaluate(rule, f"require.{index}")
     if not isinstance(result, (bool, np.bool_)):
         raise TemplateError(f"field 'require.{index}': must be a condition (true/false), got {show(result)}",
-                            where=_where(template))
+                            where=_where(run.template))
     return bool(result)
 
 
 # --- answers ------------------------------------------------------------------------------------
 
-def _answer(template: Template, env: dict[str, Any], order: list[int]) -> tuple[Any, tuple[str, ...]]:
+def _answer(run: _Run, order: list[int]) -> tuple[Any, tuple[str, ...]]:
     """The expected answer, and the displayed choices for choice kinds."""
+    template = run.template
     if template.items is not None:  # kind order: the answer is each step's displayed position, in order
-        texts = tuple(_render(template, env, template.items[i], f"items.{i}") for i in order)
+        texts = tuple(run.render(template.items[i], f"items.{i}") for i in order)
         return tuple(order.index(step) for step in range(len(order))), texts
     if template.choices is not None:
-        texts = tuple(_render(template, env, template.choices[i].text, f"choices.{i}.text") for i in order)
+        texts = tuple(run.render(template.choices[i].text, f"choices.{i}.text") for i in order)
         correct = [shown for shown, i in enumerate(order) if template.choices[i].correct]
         return (correct[0] if template.kind == "choice" else frozenset(correct)), texts
     if template.kind in ("expression", "text"):
         assert isinstance(template.answer, str)
-        return _render(template, env, template.answer, "answer"), ()
-    return coerce(template, template.kind, _evaluate(template, template.answer, env, "answer"), "answer"), ()
+        return run.render(template.answer, "answer"), ()
+    return coerce(template, template.kind, run.evaluate(template.answer, "answer"), "answer"), ()
 
 
 def _choice_order(template: Template, seed: int) -> list[int]:
@@ -343,13 +342,13 @@ _COERCE = {"number": _as_number, "integer": _as_integer, "vector": _as_array(1),
            "shape": _as_shape, "bool": _as_bool}
 
 
-def _wrong_answers(template: Template, env: dict[str, Any], order: list[int],
-                   tolerance: Tolerance) -> tuple[WrongAnswer, ...]:
+def _wrong_answers(run: _Run, order: list[int], tolerance: Tolerance) -> tuple[WrongAnswer, ...]:
     """Each misconception's wrong answer: a computed value, or for choice kinds the option it names."""
+    template = run.template
     if template.kind in ("choice", "multi"):
         assert template.choices is not None
         return tuple(
-            WrongAnswer(choice.misconception, shown, _feedback(template, env, choice.feedback, choice.misconception,
+            WrongAnswer(choice.misconception, shown, _feedback(run, choice.feedback, choice.misconception,
                                                                f"choices.{i}.feedback"))
             for shown, i in enumerate(order)
             if not (choice := template.choices[i]).correct and (choice.misconception or choice.feedback)
@@ -358,17 +357,17 @@ def _wrong_answers(template: Template, env: dict[str, Any], order: list[int],
     for i, m in enumerate(template.misconceptions):
         where = f"misconceptions.{i}.answer"
         if template.kind == "order":
-            value: Any = _displayed_order(template, _evaluate(template, m.answer, env, where), order, where)
+            value: Any = _displayed_order(template, run.evaluate(m.answer, where), order, where)
         elif template.kind == "expression":
-            value = _render(template, env, str(m.answer), where)
+            value = run.render(str(m.answer), where)
         else:
-            value = coerce(template, template.kind, _evaluate(template, m.answer, env, where), where)
-        _charge_text(template, value, where)
+            value = coerce(template, template.kind, run.evaluate(m.answer, where), where)
+        run.charge_text(value, where)
         # A mistake that gives the right answer on this draw (bias=False makes "forgot the biases" harmless) is
         # no mistake here: it is dropped for this seed, so a right answer is never graded as a mistake.
-        if values_match(template.kind, value, env["answer"], tolerance):
+        if values_match(template.kind, value, run.env["answer"], tolerance):
             continue
-        feedback = _feedback(template, env, m.feedback, m.id, f"misconceptions.{i}.feedback")
+        feedback = _feedback(run, m.feedback, m.id, f"misconceptions.{i}.feedback")
         wrong.append(WrongAnswer(m.id, value, feedback))
     return tuple(wrong)
 
@@ -382,10 +381,9 @@ def _displayed_order(template: Template, steps: Any, order: list[int], where: st
     return tuple(order.index(number - 1) for number in numbers)
 
 
-def _feedback(template: Template, env: dict[str, Any], text: str | None, misconception: str | None,
-              where: str) -> str:
+def _feedback(run: _Run, text: str | None, misconception: str | None, where: str) -> str:
     if text:
-        return _render(template, env, text, where)
+        return run.render(text, where)
     return misconception_feedback(misconception) if misconception else ""
 
 
@@ -405,32 +403,68 @@ def _tolerance(template: Template) -> Tolerance:
 
 # --- evaluation and rendering -------------------------------------------------------------------
 
-def _evaluate(template: Template, source: Any, env: dict[str, Any], where: str) -> Any:
-    if not isinstance(source, str):
-        return source  # a literal number or bool written directly in YAML
-    budget = current_budget()
-    fields = budget.fields if budget is not None else None
-    spent = budget.cost() if budget is not None and fields is not None else 0
-    try:
-        return evaluate(compile_expr(source), env, template_functions())
-    except ExprError as exc:
-        raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
-    finally:
-        if budget is not None and fields is not None:
-            fields[where] = fields.get(where, 0) + budget.cost() - spent
+class _Run:
+    """One instance being computed: its template (named in errors), its values so far, and the one scope
+    (function table and budget) every expression of it is evaluated in.  An instance evaluates some fifty
+    expressions and placeholders, most of them a name or a product: looking its budget and functions up
+    again for each cost more than evaluating it."""
+
+    __slots__ = ("template", "budget", "scope")
+
+    def __init__(self, template: Template, budget: Budget, env: dict[str, Any]):
+        self.template, self.budget = template, budget
+        self.scope = Scope(env, template_functions(), budget)
+
+    @property
+    def env(self) -> dict[str, Any]:
+        return self.scope.names  # type: ignore[return-value]  # built from a dict, just above
+
+    def add(self, name: str, value: Any) -> None:
+        self.env[name] = value
+
+    def evaluate(self, source: Any, where: str, extra: dict[str, Any] | None = None) -> Any:
+        """The value of one template field's expression (with ``extra`` names, if given), spent from the
+        instance's budget and, when ``quizzer validate`` asks, counted against the field."""
+        if not isinstance(source, str):
+            return source  # a literal number or bool written directly in YAML
+        budget, fields = self.budget, self.budget.fields
+        spent = budget.cost() if fields is not None else 0
+        scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
+        try:
+            return scope.evaluate(compile_expr(source))
+        except ExprError as exc:
+            raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
+        finally:
+            if fields is not None:
+                fields[where] = fields.get(where, 0) + budget.cost() - spent
+
+    def render(self, text: str, where: str) -> str:
+        """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
+        literals, expressions, unclosed = _pieces(text)
+        out = [literals[0]]
+        for expression, literal in zip(expressions, literals[1:], strict=True):
+            value = self.evaluate(expression, where)
+            self.charge_text(value, where)  # {{ a_million_numbers }} is refused before it is written
+            out += (show(value), literal)
+        if unclosed:
+            raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(self.template))
+        return "".join(out)
+
+    def charge_text(self, value: Any, where: str) -> None:
+        """Charge writing ``value`` as text (Python work per number) before it is written."""
+        cost = text_cost(value)
+        try:
+            self.budget.charge(cost)
+        except BudgetError as exc:
+            raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
+        if self.budget.fields is not None:
+            self.budget.fields[where] = self.budget.fields.get(where, 0) + cost
 
 
-def _render(template: Template, env: dict[str, Any], text: str, where: str) -> str:
-    """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
-    literals, expressions, unclosed = _pieces(text)
-    out = [literals[0]]
-    for expression, literal in zip(expressions, literals[1:], strict=True):
-        value = _evaluate(template, expression, env, where)
-        _charge_text(template, value, where)  # {{ a_million_numbers }} is refused before it is written
-        out += (show(value), literal)
-    if unclosed:
-        raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(template))
-    return "".join(out)
+def render_text(template: Template, env: dict[str, Any], text: str, where: str, budget: Budget) -> str:
+    """One text of ``template`` rendered with ``env`` outside an instance (a multi-part question's stem)."""
+    with numpy_quiet():
+        return _Run(template, budget, dict(env)).render(text, where)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -443,27 +477,13 @@ def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     return literals, tuple(expression.strip() for expression in parts[1::2]), "{{" in "".join(literals)
 
 
-def _charge_text(template: Template, value: Any, where: str) -> None:
-    """Charge writing ``value`` as text (Python work per number) to the instance's budget, before it is written."""
-    budget = current_budget()
-    if budget is None:
-        return
-    cost = text_cost(value)
-    try:
-        budget.charge(cost)
-    except BudgetError as exc:
-        raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
-    if budget.fields is not None:
-        budget.fields[where] = budget.fields.get(where, 0) + cost
-
-
-def _figure(template: Template, env: dict[str, Any]) -> Figure | None:
+def _figure(run: _Run) -> Figure | None:
+    template = run.template
     if template.figure is None:
         return None
     try:
-        return build_figure(template.figure,
-                            lambda source, where, names: _evaluate(template, source, env | names, where),
-                            lambda text, where: _render(template, env, text, where))
+        return build_figure(template.figure, lambda source, where, names: run.evaluate(source, where, names),
+                            run.render)
     except FigureDataError as exc:
         raise TemplateError(f"field {exc.field!r}: {exc}", where=_where(template)) from None
 

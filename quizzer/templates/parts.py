@@ -28,7 +28,7 @@ from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
 from quizzer.templates.functions import template_functions
-from quizzer.templates.instance import Instance, PartInstance, _render, coerce, make_instance
+from quizzer.templates.instance import Instance, PartInstance, coerce, make_instance, render_text
 from quizzer.templates.schema import Template
 
 LABELS = "abcdefgh"  # the schema allows at most 8 parts
@@ -82,7 +82,7 @@ def make_parts_instance(template: Template, seed: int, budget: Budget | None = N
     with shared_budget(budget) as shared:
         questions = [make_instance(part_template(template, i), seed, shared) for i in range(len(template.parts))]
         values = {k: v for k, v in questions[0].values.items() if k != "answer"}
-        stem = _render(template, values, template.prompt, "prompt")
+        stem = render_text(template, values, template.prompt, "prompt", shared)
     parts = tuple(
         PartInstance(label=LABELS[i], id=part.id, stem=stem,
                      question=replace(question, key=part.id or template.key),
