@@ -302,10 +302,18 @@ def _name(node: ast.Name) -> Closure:
 def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
     guard = _GUARDS.get(type(node.op), _check_arithmetic)
+    # Most operations of a template are on two plain numbers (d_model * d_ff): their guard would charge
+    # what it charges any two numbers, and a float result needs no size check.  Powers are left to their
+    # guard, which bounds whole-number results before they are computed.
+    numbers_work = guard(1.0, 1.0) if not isinstance(node.op, ast.Pow) else None
 
     def run(scope: Scope) -> Any:
         scope.tick()
         a, b = left(scope), right(scope)
+        if numbers_work is not None and type(a) in _PLAIN_NUMBERS and type(b) in _PLAIN_NUMBERS:
+            scope.budget.charge(numbers_work)
+            result = op(a, b)
+            return result if type(result) is float else scope.keep(result)
         scope.budget.charge(guard(a, b))
         return scope.keep(op(a, b))
     return run
@@ -546,6 +554,7 @@ def _check_arithmetic(left: Any, right: Any) -> int:
 # The exact types of most intermediates that hold one value of a fixed size (a Python int can grow, so
 # it is not one): bounded() and weight() run at nearly every step, and a set lookup is cheaper than isinstance.
 _FIXED_SIZE = frozenset({float, bool, type(None), np.float64, np.int64, np.bool_})
+_PLAIN_NUMBERS = frozenset({int, float})
 
 
 def weight(value: Any) -> int:

@@ -299,6 +299,8 @@ def show(value: Any, decimals: int = 4) -> str:
     """Default text for ``{{ value }}``: plain numbers, bracketed lists, trimmed floats."""
     if type(value) is float:  # the commonest value by far (every entry of an array): straight to its text
         return _trim(value, decimals)
+    if type(value) is int:  # the commonest placeholder: a size or a count
+        return str(value)
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (int, np.integer)):
