@@ -19,5 +19,8 @@ def bundled() -> dict[str, Template]:
     return {template.key: template for template in templates}
 
 
+@cache
 def instance(key: str, seed: int) -> Instance:
+    """Made once per test process: several bank-wide tests grade the same instances over ``SEEDS``
+    (an instance is frozen, and no test changes one in place)."""
     return make_instance(bundled()[key], seed)
