@@ -176,6 +176,7 @@ def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list
     it would be added."""
     loaded: list[LoadedTemplate] = []
     first_file: dict[str, Path] = {}
+    bundled = bundled_files()  # a scan of the bundled directory: once, not once per file
     for path in paths:
         source = read_template_file(path)
         template = load_text(source, where=str(path))
@@ -186,7 +187,7 @@ def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list
                                     + (f" (as {key!r})" if key != template.key else ""), where=where)
             first_file[key] = path
         try:
-            check_not_bundled(template, path, bundled_files())
+            check_not_bundled(template, path, bundled)
             check_references(template, load_catalog())
             check_parts(template)
             check_renders(template, range(seeds))
