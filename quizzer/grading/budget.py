@@ -43,7 +43,7 @@ MAX_SECONDS = 5.0
 clock = time.process_time
 # Reading processor time is a system call (about 1 µs, tens of µs on a loaded machine), the wall clock is
 # not (0.1 µs).  The threads of a process use at most this many processors at once, so its processor time
-# grows at most this many times as fast as wall time: Budget.out_of_time() reads it only when it could
+# grows at most this many times as fast as wall time: Budget.step() reads it only when it could
 # have run out.
 PROCESSORS = os.cpu_count() or 1
 # One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
@@ -74,7 +74,7 @@ class Budget:
     deadline: float = field(default_factory=lambda: clock() + MAX_SECONDS)
     # What each template field cost, when someone asks (quizzer validate names the costliest field).
     fields: dict[str, int] | None = None
-    # Wall time (perf_counter) before which the deadline cannot have passed: see out_of_time().
+    # Wall time (perf_counter) before which the deadline cannot have passed: see step().
     next_look: float = 0.0
 
     def charge(self, work: int, result: int = 0) -> None:
@@ -88,18 +88,26 @@ class Budget:
         if self.work > MAX_WORK:
             raise BudgetError(f"more than {MAX_WORK:,} element operations in all (one call would do {work:,})")
 
-    def out_of_time(self) -> bool:
-        """Whether the deadline has passed, looked at every step (one step may be a call that works on a
-        million numbers) but read from the processor clock only once enough wall time has gone by for
-        it to have passed: the time left, shared among every processor the threads could use."""
+    def step(self, work: int = 0, result: int = 0) -> None:
+        """One evaluation step (an operation or a call) about to do ``work`` element operations and build
+        ``result`` elements: counted and charged, and refused first past the step limit, the deadline or a
+        limit of charge().  The deadline is looked at every step (one step may be a call that works on a
+        million numbers) but read from the processor clock only once enough wall time has gone by for it
+        to have passed: the time left, shared among every processor the threads could use."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise BudgetError(f"more than {self.max_steps:,} evaluation steps in all")
         now = time.perf_counter()
-        if now < self.next_look:
-            return False
-        used = clock()
-        if used > self.deadline:
-            return True
-        self.next_look = now + (self.deadline - used) / PROCESSORS
-        return False
+        if now >= self.next_look:
+            used = clock()
+            if used > self.deadline:
+                raise BudgetError(f"the expressions take longer than {MAX_SECONDS:g} s in all")
+            self.next_look = now + (self.deadline - used) / PROCESSORS
+        # charge()'s limits, tested here rather than by calling it: this runs at every operation.
+        if result > MAX_ARRAY_ELEMENTS or self.elements + result > MAX_TOTAL_ELEMENTS or self.work + work > MAX_WORK:
+            self.charge(work, result)  # refuses it, in the words of the limit it passes
+        else:
+            self.work += work
 
     def cost(self) -> int:
         """Steps and work as one number of element operations."""

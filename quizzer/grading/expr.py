@@ -249,6 +249,8 @@ class Scope:
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
         bounded(value)
+        if type(value) in _UNCOUNTED:  # most values: a number or a piece of text
+            return value
         if isinstance(value, np.ndarray):
             self.budget.elements += value.size
             if self.budget.elements > MAX_TOTAL_ELEMENTS:
@@ -256,15 +258,6 @@ class Scope:
         elif isinstance(value, list):
             self.budget.charge(len(value))  # bounded() looked at every item
         return value
-
-    def tick(self) -> None:
-        budget = self.budget
-        budget.steps += 1
-        if budget.steps > budget.max_steps:
-            raise ExprError(f"more than {budget.max_steps:,} evaluation steps in all")
-        # Every step, not every few hundred: one step may be a call that works on a million numbers.
-        if budget.out_of_time():
-            raise ExprError(f"the expressions take longer than {_budget.MAX_SECONDS:g} s in all")
 
 
 Closure = Callable[[Scope], Any]
@@ -308,13 +301,12 @@ def _binary(node: ast.BinOp) -> Closure:
     numbers_work = guard(1.0, 1.0) if not isinstance(node.op, ast.Pow) else None
 
     def run(scope: Scope) -> Any:
-        scope.tick()
         a, b = left(scope), right(scope)
         if numbers_work is not None and type(a) in _PLAIN_NUMBERS and type(b) in _PLAIN_NUMBERS:
-            scope.budget.charge(numbers_work)
+            scope.budget.step(numbers_work)
             result = op(a, b)
             return result if type(result) is float else scope.keep(result)
-        scope.budget.charge(guard(a, b))
+        scope.budget.step(guard(a, b))
         return scope.keep(op(a, b))
     return run
 
@@ -381,7 +373,6 @@ def _call(node: ast.Call) -> Closure:
     kwargs = [(kw.arg, _build(kw.value)) for kw in node.keywords if kw.arg]
 
     def run(scope: Scope) -> Any:
-        scope.tick()
         function = scope.functions.get(name)
         if function is None:
             raise ExprError(f"unknown function {name!r}{did_you_mean(name, scope.functions)}")
@@ -389,8 +380,9 @@ def _call(node: ast.Call) -> Closure:
         keywords = {key: value(scope) for key, value in kwargs} if kwargs else {}
         try:
             if isinstance(function, Costed):  # charged before it runs, from its arguments' sizes
-                scope.budget.charge(*function.cost(*values, **keywords))
+                scope.budget.step(*function.cost(*values, **keywords))
                 return scope.keep(function.function(*values, **keywords))
+            scope.budget.step()
             return scope.keep(function(*values, **keywords))
         except (ExprError, BudgetError, MemoryError, RecursionError):
             raise  # already readable, or reported by evaluate() in its own words
@@ -555,6 +547,8 @@ def _check_arithmetic(left: Any, right: Any) -> int:
 # it is not one): bounded() and weight() run at nearly every step, and a set lookup is cheaper than isinstance.
 _FIXED_SIZE = frozenset({float, bool, type(None), np.float64, np.int64, np.bool_})
 _PLAIN_NUMBERS = frozenset({int, float})
+# Values that hold no array elements and no list items, which keep() would count.
+_UNCOUNTED = _FIXED_SIZE | {int, str}
 
 
 def weight(value: Any) -> int:
@@ -580,15 +574,18 @@ _GUARDS: dict[type[ast.operator], Callable[[Any, Any], int]] = {
 def bounded(value: Any) -> Any:
     """Reject a value that exceeds the size limits (used on every intermediate)."""
     # The commonest kinds first, each returning once checked: this runs on every intermediate.
-    if type(value) in _FIXED_SIZE:
-        return value
-    if isinstance(value, np.ndarray):
-        if value.size > MAX_ARRAY_ELEMENTS:
-            raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
+    kind = type(value)
+    if kind in _FIXED_SIZE:
         return value
     if isinstance(value, int):  # a bool has a fixed size: it returned above
         if value.bit_length() > MAX_INT_BITS:
             raise ExprError("a whole number is too large")
+        return value
+    if kind is str and len(value) <= MAX_STRING_CHARS:  # the text of every formatter
+        return value
+    if isinstance(value, np.ndarray):
+        if value.size > MAX_ARRAY_ELEMENTS:
+            raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
         return value
     if isinstance(value, complex):
         raise ExprError("the result is not a real number")
