@@ -295,14 +295,15 @@ def _name(node: ast.Name) -> Closure:
 def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
     guard = _GUARDS.get(type(node.op), _check_arithmetic)
-    # Most operations of a template are on two plain numbers (d_model * d_ff): their guard would charge
-    # what it charges any two numbers, and a float result needs no size check.  Powers are left to their
-    # guard, which bounds whole-number results before they are computed.
-    numbers_work = guard(1.0, 1.0) if not isinstance(node.op, ast.Pow) else None
+    # Most operations are on two plain numbers (d_model * d_ff, a typed d^2): their guard would charge
+    # what it charges any two numbers, and a float result needs no size check.  A power of two whole
+    # numbers is left to its guard, which bounds the result before it is computed.
+    plain = _FRACTIONAL_POWERS if isinstance(node.op, ast.Pow) else _PLAIN_PAIRS
+    numbers_work = guard(1.0, 1.0)
 
     def run(scope: Scope) -> Any:
         a, b = left(scope), right(scope)
-        if numbers_work is not None and type(a) in _PLAIN_NUMBERS and type(b) in _PLAIN_NUMBERS:
+        if (type(a), type(b)) in plain:
             scope.budget.step(numbers_work)
             result = op(a, b)
             return result if type(result) is float else scope.keep(result)
@@ -546,7 +547,9 @@ def _check_arithmetic(left: Any, right: Any) -> int:
 # The exact types of most intermediates that hold one value of a fixed size (a Python int can grow, so
 # it is not one): bounded() and weight() run at nearly every step, and a set lookup is cheaper than isinstance.
 _FIXED_SIZE = frozenset({float, bool, type(None), np.float64, np.int64, np.bool_})
-_PLAIN_NUMBERS = frozenset({int, float})
+# Pairs of operand types that _binary() charges without calling their guard.
+_PLAIN_PAIRS = frozenset({(int, int), (int, float), (float, int), (float, float)})
+_FRACTIONAL_POWERS = _PLAIN_PAIRS - {(int, int)}
 # Values that hold no array elements and no list items, which keep() would count.
 _UNCOUNTED = _FIXED_SIZE | {int, str}
 
