@@ -22,8 +22,7 @@ from __future__ import annotations
 import contextvars
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -122,14 +121,20 @@ def current() -> Budget | None:
     return _SHARED.get()
 
 
-@contextmanager
-def shared_budget(budget: Budget | None = None) -> Iterator[Budget]:
+class shared_budget:  # lower case: used like a function, ``with shared_budget() as spent:``
     """Every evaluation inside the ``with`` block spends from one budget (a new one unless given),
     with one deadline: sixty derived values of three million elements each are refused as surely
-    as one expression building them all."""
-    budget = budget or Budget()
-    token = _SHARED.set(budget)
-    try:
-        yield budget
-    finally:
-        _SHARED.reset(token)
+    as one expression building them all.  (A class: a generator-based context manager would cost
+    an instance more than many of its expressions.)"""
+
+    __slots__ = ("budget", "token")
+
+    def __init__(self, budget: Budget | None = None):
+        self.budget = budget or Budget()
+
+    def __enter__(self) -> Budget:
+        self.token = _SHARED.set(self.budget)
+        return self.budget
+
+    def __exit__(self, *exc: object) -> None:
+        _SHARED.reset(self.token)

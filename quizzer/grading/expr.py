@@ -31,9 +31,9 @@ import io
 import math
 import operator
 import tokenize
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -189,18 +189,26 @@ def evaluate(
 _NUMPY_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("quizzer_numpy_quiet", default=False)
 
 
-@contextmanager
-def numpy_quiet() -> Iterator[None]:
+class numpy_quiet:  # lower case: used like a function, ``with numpy_quiet():``
     """NumPy's overflow and division warnings off for every evaluation inside: they would print past
     the one-line error, and an infinite or NaN result is refused by whoever asked for a finite value,
     with its own message.  An instance enters it once for its few dozen evaluations: entering it
-    costs more than evaluating most expressions."""
-    token = _NUMPY_QUIET.set(True)
-    try:
-        with np.errstate(all="ignore"):
-            yield
-    finally:
-        _NUMPY_QUIET.reset(token)
+    costs more than evaluating most expressions (a class, since a generator-based context manager
+    would cost twice as much again)."""
+
+    __slots__ = ("errstate", "token")
+
+    def __enter__(self) -> None:
+        self.token = _NUMPY_QUIET.set(True)
+        self.errstate = np.errstate(all="ignore")
+        self.errstate.__enter__()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        try:
+            self.errstate.__exit__(kind, error, trace)
+        finally:
+            _NUMPY_QUIET.reset(self.token)
 
 
 def _describe(exc: Exception) -> str:
