@@ -22,8 +22,7 @@ from __future__ import annotations
 import contextvars
 import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -43,7 +42,7 @@ MAX_SECONDS = 5.0
 clock = time.process_time
 # Reading processor time is a system call (about 1 µs, tens of µs on a loaded machine), the wall clock is
 # not (0.1 µs).  The threads of a process use at most this many processors at once, so its processor time
-# grows at most this many times as fast as wall time: Budget.out_of_time() reads it only when it could
+# grows at most this many times as fast as wall time: Budget.step() reads it only when it could
 # have run out.
 PROCESSORS = os.cpu_count() or 1
 # One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
@@ -74,7 +73,7 @@ class Budget:
     deadline: float = field(default_factory=lambda: clock() + MAX_SECONDS)
     # What each template field cost, when someone asks (quizzer validate names the costliest field).
     fields: dict[str, int] | None = None
-    # Wall time (perf_counter) before which the deadline cannot have passed: see out_of_time().
+    # Wall time (perf_counter) before which the deadline cannot have passed: see step().
     next_look: float = 0.0
 
     def charge(self, work: int, result: int = 0) -> None:
@@ -88,18 +87,26 @@ class Budget:
         if self.work > MAX_WORK:
             raise BudgetError(f"more than {MAX_WORK:,} element operations in all (one call would do {work:,})")
 
-    def out_of_time(self) -> bool:
-        """Whether the deadline has passed, looked at every step (one step may be a call that works on a
-        million numbers) but read from the processor clock only once enough wall time has gone by for
-        it to have passed: the time left, shared among every processor the threads could use."""
+    def step(self, work: int = 0, result: int = 0) -> None:
+        """One evaluation step (an operation or a call) about to do ``work`` element operations and build
+        ``result`` elements: counted and charged, and refused first past the step limit, the deadline or a
+        limit of charge().  The deadline is looked at every step (one step may be a call that works on a
+        million numbers) but read from the processor clock only once enough wall time has gone by for it
+        to have passed: the time left, shared among every processor the threads could use."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise BudgetError(f"more than {self.max_steps:,} evaluation steps in all")
         now = time.perf_counter()
-        if now < self.next_look:
-            return False
-        used = clock()
-        if used > self.deadline:
-            return True
-        self.next_look = now + (self.deadline - used) / PROCESSORS
-        return False
+        if now >= self.next_look:
+            used = clock()
+            if used > self.deadline:
+                raise BudgetError(f"the expressions take longer than {MAX_SECONDS:g} s in all")
+            self.next_look = now + (self.deadline - used) / PROCESSORS
+        # charge()'s limits, tested here rather than by calling it: this runs at every operation.
+        if result > MAX_ARRAY_ELEMENTS or self.elements + result > MAX_TOTAL_ELEMENTS or self.work + work > MAX_WORK:
+            self.charge(work, result)  # refuses it, in the words of the limit it passes
+        else:
+            self.work += work
 
     def cost(self) -> int:
         """Steps and work as one number of element operations."""
@@ -114,14 +121,20 @@ def current() -> Budget | None:
     return _SHARED.get()
 
 
-@contextmanager
-def shared_budget(budget: Budget | None = None) -> Iterator[Budget]:
+class shared_budget:  # lower case: used like a function, ``with shared_budget() as spent:``
     """Every evaluation inside the ``with`` block spends from one budget (a new one unless given),
     with one deadline: sixty derived values of three million elements each are refused as surely
-    as one expression building them all."""
-    budget = budget or Budget()
-    token = _SHARED.set(budget)
-    try:
-        yield budget
-    finally:
-        _SHARED.reset(token)
+    as one expression building them all.  (A class: a generator-based context manager would cost
+    an instance more than many of its expressions.)"""
+
+    __slots__ = ("budget", "token")
+
+    def __init__(self, budget: Budget | None = None):
+        self.budget = budget or Budget()
+
+    def __enter__(self) -> Budget:
+        self.token = _SHARED.set(self.budget)
+        return self.budget
+
+    def __exit__(self, *exc: object) -> None:
+        _SHARED.reset(self.token)

@@ -31,9 +31,9 @@ import io
 import math
 import operator
 import tokenize
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any
 
 import numpy as np
@@ -189,18 +189,26 @@ def evaluate(
 _NUMPY_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("quizzer_numpy_quiet", default=False)
 
 
-@contextmanager
-def numpy_quiet() -> Iterator[None]:
+class numpy_quiet:  # lower case: used like a function, ``with numpy_quiet():``
     """NumPy's overflow and division warnings off for every evaluation inside: they would print past
     the one-line error, and an infinite or NaN result is refused by whoever asked for a finite value,
     with its own message.  An instance enters it once for its few dozen evaluations: entering it
-    costs more than evaluating most expressions."""
-    token = _NUMPY_QUIET.set(True)
-    try:
-        with np.errstate(all="ignore"):
-            yield
-    finally:
-        _NUMPY_QUIET.reset(token)
+    costs more than evaluating most expressions (a class, since a generator-based context manager
+    would cost twice as much again)."""
+
+    __slots__ = ("errstate", "token")
+
+    def __enter__(self) -> None:
+        self.token = _NUMPY_QUIET.set(True)
+        self.errstate = np.errstate(all="ignore")
+        self.errstate.__enter__()
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        try:
+            self.errstate.__exit__(kind, error, trace)
+        finally:
+            _NUMPY_QUIET.reset(self.token)
 
 
 def _describe(exc: Exception) -> str:
@@ -249,6 +257,8 @@ class Scope:
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
         bounded(value)
+        if type(value) in _UNCOUNTED:  # most values: a number or a piece of text
+            return value
         if isinstance(value, np.ndarray):
             self.budget.elements += value.size
             if self.budget.elements > MAX_TOTAL_ELEMENTS:
@@ -256,15 +266,6 @@ class Scope:
         elif isinstance(value, list):
             self.budget.charge(len(value))  # bounded() looked at every item
         return value
-
-    def tick(self) -> None:
-        budget = self.budget
-        budget.steps += 1
-        if budget.steps > budget.max_steps:
-            raise ExprError(f"more than {budget.max_steps:,} evaluation steps in all")
-        # Every step, not every few hundred: one step may be a call that works on a million numbers.
-        if budget.out_of_time():
-            raise ExprError(f"the expressions take longer than {_budget.MAX_SECONDS:g} s in all")
 
 
 Closure = Callable[[Scope], Any]
@@ -302,19 +303,19 @@ def _name(node: ast.Name) -> Closure:
 def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
     guard = _GUARDS.get(type(node.op), _check_arithmetic)
-    # Most operations of a template are on two plain numbers (d_model * d_ff): their guard would charge
-    # what it charges any two numbers, and a float result needs no size check.  Powers are left to their
-    # guard, which bounds whole-number results before they are computed.
-    numbers_work = guard(1.0, 1.0) if not isinstance(node.op, ast.Pow) else None
+    # Most operations are on two plain numbers (d_model * d_ff, a typed d^2): their guard would charge
+    # what it charges any two numbers, and a float result needs no size check.  A power of two whole
+    # numbers is left to its guard, which bounds the result before it is computed.
+    plain = _FRACTIONAL_POWERS if isinstance(node.op, ast.Pow) else _PLAIN_PAIRS
+    numbers_work = guard(1.0, 1.0)
 
     def run(scope: Scope) -> Any:
-        scope.tick()
         a, b = left(scope), right(scope)
-        if numbers_work is not None and type(a) in _PLAIN_NUMBERS and type(b) in _PLAIN_NUMBERS:
-            scope.budget.charge(numbers_work)
+        if (type(a), type(b)) in plain:
+            scope.budget.step(numbers_work)
             result = op(a, b)
             return result if type(result) is float else scope.keep(result)
-        scope.budget.charge(guard(a, b))
+        scope.budget.step(guard(a, b))
         return scope.keep(op(a, b))
     return run
 
@@ -381,7 +382,6 @@ def _call(node: ast.Call) -> Closure:
     kwargs = [(kw.arg, _build(kw.value)) for kw in node.keywords if kw.arg]
 
     def run(scope: Scope) -> Any:
-        scope.tick()
         function = scope.functions.get(name)
         if function is None:
             raise ExprError(f"unknown function {name!r}{did_you_mean(name, scope.functions)}")
@@ -389,8 +389,9 @@ def _call(node: ast.Call) -> Closure:
         keywords = {key: value(scope) for key, value in kwargs} if kwargs else {}
         try:
             if isinstance(function, Costed):  # charged before it runs, from its arguments' sizes
-                scope.budget.charge(*function.cost(*values, **keywords))
+                scope.budget.step(*function.cost(*values, **keywords))
                 return scope.keep(function.function(*values, **keywords))
+            scope.budget.step()
             return scope.keep(function(*values, **keywords))
         except (ExprError, BudgetError, MemoryError, RecursionError):
             raise  # already readable, or reported by evaluate() in its own words
@@ -554,7 +555,11 @@ def _check_arithmetic(left: Any, right: Any) -> int:
 # The exact types of most intermediates that hold one value of a fixed size (a Python int can grow, so
 # it is not one): bounded() and weight() run at nearly every step, and a set lookup is cheaper than isinstance.
 _FIXED_SIZE = frozenset({float, bool, type(None), np.float64, np.int64, np.bool_})
-_PLAIN_NUMBERS = frozenset({int, float})
+# Pairs of operand types that _binary() charges without calling their guard.
+_PLAIN_PAIRS = frozenset({(int, int), (int, float), (float, int), (float, float)})
+_FRACTIONAL_POWERS = _PLAIN_PAIRS - {(int, int)}
+# Values that hold no array elements and no list items, which keep() would count.
+_UNCOUNTED = _FIXED_SIZE | {int, str}
 
 
 def weight(value: Any) -> int:
@@ -580,15 +585,18 @@ _GUARDS: dict[type[ast.operator], Callable[[Any, Any], int]] = {
 def bounded(value: Any) -> Any:
     """Reject a value that exceeds the size limits (used on every intermediate)."""
     # The commonest kinds first, each returning once checked: this runs on every intermediate.
-    if type(value) in _FIXED_SIZE:
-        return value
-    if isinstance(value, np.ndarray):
-        if value.size > MAX_ARRAY_ELEMENTS:
-            raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
+    kind = type(value)
+    if kind in _FIXED_SIZE:
         return value
     if isinstance(value, int):  # a bool has a fixed size: it returned above
         if value.bit_length() > MAX_INT_BITS:
             raise ExprError("a whole number is too large")
+        return value
+    if kind is str and len(value) <= MAX_STRING_CHARS:  # the text of every formatter
+        return value
+    if isinstance(value, np.ndarray):
+        if value.size > MAX_ARRAY_ELEMENTS:
+            raise ExprError(f"an array of {value.size} elements is too large (limit {MAX_ARRAY_ELEMENTS})")
         return value
     if isinstance(value, complex):
         raise ExprError("the result is not a real number")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -166,12 +166,14 @@ _MATCHERS: dict[str, Callable[[Any, Any, Tolerance], bool]] = {
 
 # ---------------------------------------------------------------- expression equivalence
 
-def _sample_points(seed_text: str, names: Sequence[str], integer: bool) -> list[dict[str, float]]:
-    """Deterministic random assignments, seeded by hashlib (Python's hash() is salted per run)."""
+def _sample_points(seed_text: str, names: Sequence[str], integer: bool) -> Iterator[dict[str, float]]:
+    """Deterministic random assignments, seeded by hashlib (Python's hash() is salted per run), drawn as
+    they are asked for: most comparisons need a third of them."""
     digest = hashlib.sha256(seed_text.encode("utf-8", "surrogatepass")).digest()
     rng = random.Random(int.from_bytes(digest[:8], "big"))
     draw: Callable[[], float] = (lambda: rng.randint(2, 64)) if integer else (lambda: rng.uniform(0.5, 3.0))
-    return [{name: draw() for name in names} for _ in range(CANDIDATE_POINTS)]
+    for _ in range(CANDIDATE_POINTS):
+        yield {name: draw() for name in names}
 
 
 def _value_or_none(expression: ExpressionAnswer, point: dict[str, float]) -> float | None:

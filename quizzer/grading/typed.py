@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from quizzer.common.errors import did_you_mean
-from quizzer.grading.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
+from quizzer.grading.expr import MATH_CONSTANTS, Compiled, ExprError, Scope, compile_expr, evaluate
 
 # `inf` is left out on purpose: no typed answer may be infinite.
 CONSTANTS: dict[str, float] = {"pi": MATH_CONSTANTS["pi"], "e": MATH_CONSTANTS["e"]}
@@ -48,7 +48,8 @@ class ExpressionAnswer(NamedTuple):
 
     def value_at(self, assignment: Mapping[str, float]) -> int | float:
         """Evaluate at one assignment of the variables; raises ExprError or AnswerFormatError."""
-        value = evaluate(self.compiled, {**CONSTANTS, **assignment}, FUNCTIONS)
+        # The scope made directly (evaluate() is one call more): an equivalence check evaluates at up to 16 points.
+        value = Scope({**CONSTANTS, **assignment}, FUNCTIONS).evaluate(self.compiled)
         return finite_real(value, self.source)
 
 
@@ -335,6 +336,8 @@ def evaluate_constant(compiled: Compiled, typed: str) -> int | float:
 
 def finite_real(value: Any, typed: str) -> int | float:
     """Accept a finite real number (bounded to the float range); anything else is an error."""
+    if type(value) is float and math.isfinite(value):  # nearly every value, at every point of an equivalence check
+        return value
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise AnswerFormatError(f"could not read {quote(typed)} as a number")
     if isinstance(value, (int, np.integer)):

@@ -32,6 +32,7 @@ Cost = tuple[int, int]  # (element operations, result elements)
 PYTHON_STEP = 50
 FORMAT_ONE = 1000
 DRAW = 4  # one normal random number
+_NUMBERS = frozenset({int, float})
 
 
 # --- cost rules: one per function, from the arguments' sizes -----------------------------------
@@ -63,6 +64,8 @@ def _formatting(value: Any, *_: Any, **__: Any) -> Cost:
 
 def text_cost(value: Any) -> int:
     """Writing a value as text: a thousand operations per number, one per character of text."""
+    if type(value) in _NUMBERS:  # most placeholders: weight() would say 1
+        return FORMAT_ONE
     return len(value) if isinstance(value, str) else FORMAT_ONE * weight(value)
 
 
@@ -301,6 +304,8 @@ def show(value: Any, decimals: int = 4) -> str:
         return _trim(value, decimals)
     if type(value) is int:  # the commonest placeholder: a size or a count
         return str(value)
+    if type(value) is str:  # a formatter's text: {{ tex(x) }}
+        return value
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (int, np.integer)):

@@ -182,21 +182,17 @@ def sample_values(template: Template, seed: int, budget: Budget) -> _Run:
 
 def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: _Run, name: str) -> Any:
     """One parameter's value; ``where`` (key, seed, name, draw) identifies its random stream."""
-    kind = spec.sampler
-    if kind == "choice":
-        assert spec.choice is not None
+    # Exactly one sampler is given (ParamSpec checks it).
+    if spec.choice is not None:
         return _canonical(spec.choice[int(uniform(*where) * len(spec.choice))])
-    if kind == "int":
-        assert spec.int_ is not None
+    if spec.int_ is not None:
         low, high = spec.int_
         return low + spec.step * int(uniform(*where) * ((high - low) // spec.step + 1))
-    if kind == "float":
-        assert spec.float_ is not None
+    if spec.float_ is not None:
         start, stop = spec.float_
         decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
         return round(start + (stop - start) * uniform(*where), decimals)
-    if kind == "vector":
-        assert spec.vector is not None
+    if spec.vector is not None:
         dims: tuple[Dim, ...] = (spec.vector,)
     else:
         dims = tuple(spec.matrix or ())
