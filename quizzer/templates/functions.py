@@ -32,7 +32,6 @@ Cost = tuple[int, int]  # (element operations, result elements)
 PYTHON_STEP = 50
 FORMAT_ONE = 1000
 DRAW = 4  # one normal random number
-_NUMBERS = frozenset({int, float})
 
 
 # --- cost rules: one per function, from the arguments' sizes -----------------------------------
@@ -64,8 +63,6 @@ def _formatting(value: Any, *_: Any, **__: Any) -> Cost:
 
 def text_cost(value: Any) -> int:
     """Writing a value as text: a thousand operations per number, one per character of text."""
-    if type(value) in _NUMBERS:  # most placeholders: weight() would say 1
-        return FORMAT_ONE
     return len(value) if isinstance(value, str) else FORMAT_ONE * weight(value)
 
 

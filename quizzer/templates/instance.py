@@ -405,15 +405,11 @@ class _Run:
     expressions and placeholders, most of them a name or a product: looking its budget and functions up
     again for each cost more than evaluating it."""
 
-    __slots__ = ("template", "budget", "scope")
+    __slots__ = ("template", "budget", "env", "scope")
 
     def __init__(self, template: Template, budget: Budget, env: dict[str, Any]):
-        self.template, self.budget = template, budget
-        self.scope = Scope(env, template_functions(), budget)
-
-    @property
-    def env(self) -> dict[str, Any]:
-        return self.scope.names  # type: ignore[return-value]  # built from a dict, just above
+        self.template, self.budget, self.env = template, budget, env
+        self.scope = Scope(env, template_functions(), budget)  # sees every value add() puts in env
 
     def add(self, name: str, value: Any) -> None:
         self.env[name] = value
@@ -423,16 +419,15 @@ class _Run:
         instance's budget and, when ``quizzer validate`` asks, counted against the field."""
         if not isinstance(source, str):
             return source  # a literal number or bool written directly in YAML
-        budget, fields = self.budget, self.budget.fields
-        spent = budget.cost() if fields is not None else 0
+        budget = self.budget
+        spent = budget.cost()
         scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
         try:
             return scope.evaluate(compile_expr(source))
         except ExprError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
         finally:
-            if fields is not None:
-                fields[where] = fields.get(where, 0) + budget.cost() - spent
+            self._count(where, budget.cost() - spent)
 
     def render(self, text: str, where: str) -> str:
         """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
@@ -453,8 +448,13 @@ class _Run:
             self.budget.charge(cost)
         except BudgetError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
-        if self.budget.fields is not None:
-            self.budget.fields[where] = self.budget.fields.get(where, 0) + cost
+        self._count(where, cost)
+
+    def _count(self, where: str, cost: int) -> None:
+        """Add ``cost`` to the field's total, when someone asks (``quizzer validate`` names the costliest field)."""
+        fields = self.budget.fields
+        if fields is not None:
+            fields[where] = fields.get(where, 0) + cost
 
 
 def render_text(template: Template, env: dict[str, Any], text: str, where: str, budget: Budget) -> str:

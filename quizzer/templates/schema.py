@@ -98,11 +98,6 @@ class ParamSpec(_Strict, kw_only=True, frozen=True):
         if self.low >= self.high and self.dist in ("uniform", "integers"):
             raise ValueError(f"low ({self.low}) must be below high ({self.high})")
 
-    @property
-    def sampler(self) -> str:
-        return next(name.rstrip("_") for name in ("choice", "int_", "float_", "vector", "matrix")
-                    if getattr(self, name) is not None)
-
 
 class Tolerance(_Strict, kw_only=True, frozen=True):
     """Accepted if any given criterion accepts; integers are always exact."""
