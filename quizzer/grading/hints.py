@@ -75,7 +75,7 @@ def positions_off(positions: Sequence[tuple[int, ...]], noun: tuple[str, str] = 
 
 def expression_hint(got: ExpressionAnswer, expected: ExpressionAnswer) -> str:
     """Name a constant factor or offset between the two expressions when there is one."""
-    pairs = value_pairs(got, expected)
+    pairs = list(value_pairs(got, expected))
     if len(pairs) >= MIN_AGREEING_POINTS:
         differences = [have - want for have, want in pairs]
         if all(nearly_equal(d, differences[0]) for d in differences):

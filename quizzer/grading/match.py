@@ -183,32 +183,39 @@ def _value_or_none(expression: ExpressionAnswer, point: dict[str, float]) -> flo
         return None
 
 
-def value_pairs(got: ExpressionAnswer, expected: ExpressionAnswer, integer: bool = False) -> list[tuple[float, float]]:
-    """(got, expected) values at up to EXPRESSION_POINTS points where the expected one is defined.
+def value_pairs(got: ExpressionAnswer, expected: ExpressionAnswer,
+                integer: bool = False) -> Iterator[tuple[float, float]]:
+    """(got, expected) values at up to EXPRESSION_POINTS points where the expected one is defined, computed
+    as they are asked for (a comparison stops at the first pair that disagrees).
 
-    A point where only the expected value is defined ends the list early: the student's
+    A point where only the expected value is defined ends the pairs early: the student's
     expression is undefined where it should not be, so the two cannot be equivalent.
     """
     names = sorted(set(got.variables) | set(expected.variables))
-    pairs: list[tuple[float, float]] = []
+    found = 0
     for point in _sample_points(expected.source, names, integer):
         want = _value_or_none(expected, point)
         if want is None:
             continue
         have = _value_or_none(got, point)
         if have is None:
-            return [*pairs, (math.nan, want)]
-        pairs.append((have, want))
-        if len(pairs) == EXPRESSION_POINTS or not names:
-            break
-    return pairs
+            yield math.nan, want
+            return
+        yield have, want
+        found += 1
+        if found == EXPRESSION_POINTS or not names:
+            return
 
 
 def equivalent(got: ExpressionAnswer, expected: ExpressionAnswer, integer: bool = False) -> bool:
     """Equal (rel 1e-9) wherever the expected expression is defined, at ≥ MIN_AGREEING_POINTS points."""
-    pairs = value_pairs(got, expected, integer)
     enough = MIN_AGREEING_POINTS if set(got.variables) | set(expected.variables) else 1
-    return len(pairs) >= enough and all(nearly_equal(have, want) for have, want in pairs)
+    agreeing = 0
+    for have, want in value_pairs(got, expected, integer):
+        if not nearly_equal(have, want):
+            return False  # one disagreeing point decides: no need to evaluate the rest
+        agreeing += 1
+    return agreeing >= enough
 
 
 def nearly_equal(a: float, b: float) -> bool:
