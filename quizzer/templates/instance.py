@@ -405,13 +405,20 @@ class _Run:
     expressions and placeholders, most of them a name or a product: looking its budget and functions up
     again for each cost more than evaluating it."""
 
-    __slots__ = ("template", "budget", "env", "scope")
+    __slots__ = ("template", "budget", "env", "scope", "shown")
 
     def __init__(self, template: Template, budget: Budget, env: dict[str, Any]):
         self.template, self.budget, self.env = template, budget, env
         self.scope = Scope(env, template_functions(), budget)  # sees every value add() puts in env
+        # Each placeholder's value and text, by its expression, once computed: the solution and the feedback
+        # repeat what the prompt showed ({{ T }} six times, {{ tex(vocab) }} three), and every template
+        # function is pure, so the same expression over the same values has the same value.  add() forgets
+        # them if a name is rebound.
+        self.shown: dict[str, tuple[Any, str]] = {}
 
     def add(self, name: str, value: Any) -> None:
+        if name in self.env:  # a parameter named like a constant (e), or a derived value named answer
+            self.shown.clear()
         self.env[name] = value
 
     def evaluate(self, source: Any, where: str, extra: dict[str, Any] | None = None) -> Any:
@@ -420,23 +427,30 @@ class _Run:
         if not isinstance(source, str):
             return source  # a literal number or bool written directly in YAML
         budget = self.budget
-        spent = budget.cost()
+        counted = budget.fields is not None
+        spent = budget.cost() if counted else 0
         scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
         try:
-            return scope.evaluate(compile_expr(source))
+            value = scope.evaluate(compile_expr(source))
         except ExprError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
         finally:
-            self._count(where, budget.cost() - spent)
+            if counted:
+                self._count(where, budget.cost() - spent)
+        return value
 
     def render(self, text: str, where: str) -> str:
         """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
         literals, expressions, unclosed = _pieces(text)
         out = [literals[0]]
+        shown = self.shown
         for expression, literal in zip(expressions, literals[1:], strict=True):
-            value = self.evaluate(expression, where)
-            self.charge_text(value, where)  # {{ a_million_numbers }} is refused before it is written
-            out += (show(value), literal)
+            seen = shown.get(expression)
+            value = self.evaluate(expression, where) if seen is None else seen[0]
+            self.charge_text(value, where)  # every time it is written: {{ a_million_numbers }} is refused first
+            if seen is None:
+                seen = shown[expression] = value, show(value)
+            out += (seen[1], literal)
         if unclosed:
             raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(self.template))
         return "".join(out)
@@ -448,13 +462,15 @@ class _Run:
             self.budget.charge(cost)
         except BudgetError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
-        self._count(where, cost)
+        if self.budget.fields is not None:
+            self._count(where, cost)
 
     def _count(self, where: str, cost: int) -> None:
-        """Add ``cost`` to the field's total, when someone asks (``quizzer validate`` names the costliest field)."""
+        """Add ``cost`` to the field's total (``quizzer validate`` names the costliest field)."""
         fields = self.budget.fields
-        if fields is not None:
-            fields[where] = fields.get(where, 0) + cost
+        assert fields is not None
+        fields[where] = fields.get(where, 0) + cost
+
 
 
 def render_text(template: Template, env: dict[str, Any], text: str, where: str, budget: Budget) -> str:
