@@ -23,7 +23,7 @@ import contextvars
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 MAX_STEPS = 20_000
@@ -70,7 +70,9 @@ class Budget:
     max_steps: int = MAX_STEPS
     work: int = 0
     elements: int = 0
-    deadline: float = field(default_factory=lambda: clock() + MAX_SECONDS)
+    # Processor time at which time is up: by default MAX_SECONDS after the first step, which reads the clock
+    # anyway (reading it when the budget is made, before any expression runs, would cost a system call more).
+    deadline: float | None = None
     # What each template field cost, when someone asks (quizzer validate names the costliest field).
     fields: dict[str, int] | None = None
     # Wall time (perf_counter) before which the deadline cannot have passed: see step().
@@ -99,7 +101,9 @@ class Budget:
         now = time.perf_counter()
         if now >= self.next_look:
             used = clock()
-            if used > self.deadline:
+            if self.deadline is None:
+                self.deadline = used + MAX_SECONDS
+            elif used > self.deadline:
                 raise BudgetError(f"the expressions take longer than {MAX_SECONDS:g} s in all")
             self.next_look = now + (self.deadline - used) / PROCESSORS
         self.charge(work, result)
