@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,13 +41,29 @@ def isolated_bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture(scope="session")
 def bundled_bank_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A bank with every bundled template imported, built once per test run."""
+    """A bank with every bundled template imported, built once per test run: under pytest-xdist, by
+    the first worker that needs it, in the directory all workers' own directories are in, while the
+    others wait for it on a lock (each worker built its own before: ~3 s of processor time each).
+    Tests copy it; none writes to it."""
     from quizzer.learning.regrade import open_current_bank
 
-    path = tmp_path_factory.mktemp("bundled") / "bank.sqlite"
-    engine, session = open_current_bank(str(path))
-    session.close()
-    engine.dispose()  # the last connection closing checkpoints the WAL into the file
+    run_directory = tmp_path_factory.getbasetemp()
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        run_directory = run_directory.parent
+    path = run_directory / "bundled" / "bank.sqlite"
+    path.parent.mkdir(exist_ok=True)
+    with (path.parent / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not path.exists():
+            # Built under another name and renamed when complete: a build that failed leaves nothing
+            # that a worker waiting for the lock would take for the bank.
+            building = path.with_name("building.sqlite")
+            for leftover in path.parent.glob(f"{building.name}*"):  # of a failed build: not to be opened
+                leftover.unlink()
+            engine, session = open_current_bank(str(building))
+            session.close()
+            engine.dispose()  # the last connection closing checkpoints the WAL into the file
+            building.replace(path)
     return path
 
 

@@ -14,8 +14,12 @@ from tests.bundled_templates import QUESTIONS, bundled
 
 FILES = sorted(QUESTIONS.rglob("*.yaml"))
 # The bank-wide checks below are split into interleaved shares of the files, so that pytest-xdist's
-# workers take them in parallel (together they took half a minute on one worker).
-SHARES = 6
+# workers take them in parallel (together they took half a minute on one worker).  Twelve shares of
+# validation: with six, the two holding the costliest templates took twice as long as the others
+# (~8 s), long enough to keep one worker busy after the other had finished.  Three of the backend
+# check, whose first share in each worker also pays for importing PyTorch.
+VALIDATION_SHARES = 12
+BACKEND_SHARES = 3
 
 
 @pytest.fixture(scope="module")
@@ -29,16 +33,16 @@ def test_every_bundled_file_has_a_key_of_its_own() -> None:
     assert len(bundled()) == len(FILES)
 
 
-@pytest.mark.parametrize("share", range(SHARES))
+@pytest.mark.parametrize("share", range(VALIDATION_SHARES))
 def test_every_template_is_valid_over_200_seeds(share: int) -> None:
     """What ``quizzer validate`` checks (200 seeds), a share of the bank at a time."""
-    files = FILES[share::SHARES]
+    files = FILES[share::VALIDATION_SHARES]
     assert len(validate_files(files, seeds=200)) == len(files)
 
 
-@pytest.mark.parametrize("share", range(SHARES // 2))
+@pytest.mark.parametrize("share", range(BACKEND_SHARES))
 def test_numpy_and_pytorch_backends_agree_on_every_template(bank: list[Template], share: int) -> None:
-    templates = bank[share::SHARES // 2]
+    templates = bank[share::BACKEND_SHARES]
     report = verify_templates(templates, seeds=5)
     assert report.instances == 5 * len(templates) and report.values > report.instances
 

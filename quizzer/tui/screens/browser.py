@@ -15,7 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Input, Markdown, Select, Static
+from textual.widgets import DataTable, Header, Input, Markdown, Select, Static
 
 from quizzer.common.errors import TemplateError
 from quizzer.learning.study import Study
@@ -25,6 +25,7 @@ from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import letter
 from quizzer.tui.widgets.parts_box import parts_markdown
 from quizzer.tui.widgets.question_view import question_markdown
+from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 PRACTICE = "practice"  # the paper filter's value for templates not routed to any exam paper
 PRACTICE_PREFIX = "practice/"
@@ -141,7 +142,7 @@ class BankBrowserScreen(Screen[None]):
             yield Static("[b]+[/]/[b]-[/] step · 0 = the notes' numbers", id="browser-seed-hint")
         with VerticalScroll(id="browser-preview-scroll"):
             yield Markdown("", id="browser-preview")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#browser-table", DataTable).focus()

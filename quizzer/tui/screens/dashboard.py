@@ -13,10 +13,11 @@ from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from quizzer.templates.catalog import load_catalog
 from quizzer.tui.widgets.mastery_bar import mastery_bar
+from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:  # the study layer (numpy, the bank) loads after the first paint
     from quizzer.learning.study import Dashboard, TopicRow
@@ -88,7 +89,7 @@ class DashboardScreen(Screen[None]):
                 yield Static("", id="topic-detail")
             with Vertical(id="papers-pane"):
                 yield DataTable(id="papers", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#papers", DataTable).add_columns("Paper", "Done")

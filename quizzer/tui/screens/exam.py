@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, ContentSwitcher, DataTable, Footer, Header, Input, Label, Markdown, Select, Static
+from textual.widgets import Button, ContentSwitcher, DataTable, Header, Input, Label, Markdown, Select, Static
 
 from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict
@@ -27,6 +27,7 @@ from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.parts_box import PartsBox, parts_feedback_markdown
 from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
 from quizzer.tui.widgets.recall_box import RecallBox
+from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 TIMER_CHOICES = ((0, "No timer"), (1, "1 min per question"), (2, "2 min per question"),
                  (3, "3 min per question"), (5, "5 min per question"))
@@ -123,7 +124,7 @@ class MockExamScreen(Screen[None]):
                 yield DataTable(id="exam-marks", cursor_type="row", zebra_stripes=True)
                 with VerticalScroll(id="exam-detail-scroll"):
                     yield Markdown("", id="exam-detail")
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "Mock exam"

@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Select, Static
+from textual.widgets import DataTable, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
@@ -22,6 +22,7 @@ from quizzer.learning.mastery import DEFAULTS, MasteryParams, MasteryTracker, as
 from quizzer.learning.study import Study, graded
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
+from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 VERDICTS = {"correct": ("✔ correct", "green"), "partial": ("◐ partial", "yellow"),
             "incorrect": ("✘ incorrect", "red")}
@@ -119,7 +120,7 @@ class HistoryScreen(Screen[None]):
             yield Static("", id="history-legend")
             yield PlotextPlot(id="history-plot")
             yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield SteadyFooter()
 
     def on_mount(self) -> None:
         if self.attempts:
