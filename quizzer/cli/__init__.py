@@ -38,6 +38,8 @@ from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import current_profile_name
 
+KILLED_BY_SIGPIPE = 128 + 13  # the status a shell reports for a process killed by SIGPIPE (signal 13)
+
 
 @functools.cache
 def parser() -> Parser:
@@ -94,7 +96,16 @@ def main(argv: list[str] | None = None) -> None:
     # Someone who sets the variable keeps their choice.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
-        run(sys.argv[1:] if argv is None else argv)
+        try:
+            run(sys.argv[1:] if argv is None else argv)
+        finally:  # --help exits from inside run(): flushed here, not at exit, a reader gone away is met below
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader stopped early (quizzer show KEY | head): stop quietly with the status a shell gives a
+        # process killed by SIGPIPE, as other Unix tools do.  stdout goes to /dev/null first, or Python
+        # would report the same broken pipe again when it flushes stdout at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(KILLED_BY_SIGPIPE)
     except UsageError as exc:
         _say(f"{exc} (see '{exc.prog} --help')")
         sys.exit(2)

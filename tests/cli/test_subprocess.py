@@ -106,3 +106,17 @@ def test_exports_import_figure_and_format_libraries_only_when_needed(fmt: str, b
 
     assert heavy_modules("2024T3_Q1_NA Q277") == "[]"
     assert heavy_modules("practice/train-warmup-branch") == "[]"  # html draws this one's figure
+
+
+def test_a_reader_that_stops_early_gets_no_traceback(bundled_bank: Path) -> None:
+    """`quizzer show KEY | head -1`: the pipe's reader is gone before quizzer writes (its end is closed
+    here first, so no timing is involved); quizzer stops quietly with a shell's SIGPIPE status."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        result = subprocess.run([str(EXE), "show", "2024T3_Q1_NA Q277", "--seed", "3"], stdout=writer,
+                                stderr=subprocess.PIPE, text=True, timeout=120,
+                                env={**os.environ, "QUIZZER_DB": str(bundled_bank)})
+    finally:
+        os.close(writer)
+    assert (result.returncode, result.stderr) == (141, "")
