@@ -472,7 +472,6 @@ class _Run:
         fields[where] = fields.get(where, 0) + cost
 
 
-
 def render_text(template: Template, env: dict[str, Any], text: str, where: str, budget: Budget) -> str:
     """One text of ``template`` rendered with ``env`` outside an instance (a multi-part question's stem)."""
     with numpy_quiet():
