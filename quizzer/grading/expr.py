@@ -351,9 +351,6 @@ def _compare(node: ast.Compare) -> Closure:
 
         def elementwise(scope: Scope) -> Any:
             a, b = first(scope), comparator(scope)
-            if (type(a), type(b)) in _PLAIN_PAIRS:  # two plain numbers (T_q != T_k): a bool, charged as any pair
-                scope.budget.charge(3)
-                return op(a, b)
             scope.budget.charge(check_broadcast(a, b) + weight(a) + weight(b))
             return scope.keep(op(a, b))
         return elementwise

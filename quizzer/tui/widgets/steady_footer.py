@@ -36,7 +36,7 @@ class SteadyFooter(Footer):
         yield from super().compose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
-        unchanged = self._shown is not None and self.is_attached and screen is self.screen \
-            and self._keys(screen) == self._shown
+        unchanged = (self._shown is not None and self.is_attached and screen is self.screen
+                     and self._keys(screen) == self._shown)
         if not unchanged:
             super().bindings_changed(screen)
