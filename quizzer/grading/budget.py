@@ -20,6 +20,7 @@ per step: the budget must not slow the instances it guards.
 from __future__ import annotations
 
 import contextvars
+import math
 import os
 import time
 from collections.abc import Callable
@@ -40,11 +41,13 @@ MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_SECONDS = 5.0
 # The deadline's clock: this process's processor time (all its threads: PyTorch may compute in its own).
 clock = time.process_time
-# Reading processor time is a system call (about 1 µs, tens of µs on a loaded machine), the wall clock is
-# not (0.1 µs).  The threads of a process use at most this many processors at once, so its processor time
-# grows at most this many times as fast as wall time: Budget.step() reads it only when it could
-# have run out.
+# Reading processor time is a system call: about 1 µs on an idle machine, but 100 µs and more on a busy
+# one, where the call is a chance for the scheduler to run another process.  The wall clock is no system
+# call (0.1 µs).  The threads of a process use at most this many processors at once, so its processor
+# time grows at most this many times as fast as wall time: Budget.step() reads it only when it could
+# have run out, and a new budget starts from a reading taken less than FRESH_SECONDS ago (see start()).
 PROCESSORS = os.cpu_count() or 1
+FRESH_SECONDS = 0.01
 # One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
 # costs about as much as this many element operations inside NumPy; cost() weighs steps with it.
 STEP_WORK = 5000
@@ -70,8 +73,8 @@ class Budget:
     max_steps: int = MAX_STEPS
     work: int = 0
     elements: int = 0
-    # Processor time at which time is up: by default MAX_SECONDS after the first step, which reads the clock
-    # anyway (reading it when the budget is made, before any expression runs, would cost a system call more).
+    # Processor time at which time is up: by default MAX_SECONDS after the first step (not when the budget is
+    # made: most budgets that are made never take a step).
     deadline: float | None = None
     # What each template field cost, when someone asks (quizzer validate names the costliest field).
     fields: dict[str, int] | None = None
@@ -100,17 +103,43 @@ class Budget:
             raise BudgetError(f"more than {self.max_steps:,} evaluation steps in all")
         now = time.perf_counter()
         if now >= self.next_look:
-            used = clock()
             if self.deadline is None:
+                used, read_at = recent_processor_time(now)
                 self.deadline = used + MAX_SECONDS
-            elif used > self.deadline:
-                raise BudgetError(f"the expressions take longer than {MAX_SECONDS:g} s in all")
-            self.next_look = now + (self.deadline - used) / PROCESSORS
+            else:
+                used, read_at = processor_time(), now
+                if used > self.deadline:
+                    raise BudgetError(f"the expressions take longer than {MAX_SECONDS:g} s in all")
+            self.next_look = read_at + (self.deadline - used) / PROCESSORS
         self.charge(work, result)
 
     def cost(self) -> int:
         """Steps and work as one number of element operations."""
         return self.steps * STEP_WORK + self.work
+
+
+# The last processor time read, and the wall time (perf_counter) it was read at.
+_last_reading: tuple[float, float] = (0.0, -math.inf)
+
+
+def processor_time() -> float:
+    """This process's processor time, now (a system call), remembered for recent_processor_time()."""
+    global _last_reading
+    used = clock()
+    _last_reading = (used, time.perf_counter())
+    return used
+
+
+def recent_processor_time(now: float) -> tuple[float, float]:
+    """A reading of processor time taken less than FRESH_SECONDS before wall time ``now``, and when it
+    was taken: a budget starting within a burst of instances (validation, an export, a page of typed
+    answers) takes its start from the reading of the one before instead of another system call.
+    Processor time only grows, so the start is at most PROCESSORS × FRESH_SECONDS early, and the
+    deadline that much earlier than MAX_SECONDS: never later."""
+    used, read_at = _last_reading
+    if now - read_at < FRESH_SECONDS:
+        return used, read_at
+    return processor_time(), now
 
 
 _SHARED: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("quizzer_budget", default=None)

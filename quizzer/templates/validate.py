@@ -9,7 +9,6 @@ is dropped for that seed by ``make_instance``: a right answer is never graded as
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ import numpy as np
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
 from quizzer.common.errors import TemplateError, did_you_mean
-from quizzer.grading.budget import Budget
+from quizzer.grading.budget import Budget, processor_time
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
@@ -106,12 +105,12 @@ class ValidationSpend:
         self.template, self.seeds, self.done = template, seeds, 0
         self.fields: dict[str, int] = {}
         self.first_cost, self.cost, self.first_cpu = 0, 0, 0.0
-        self.started = time.process_time()
+        self.started = processor_time()  # remembered: the first seed's budget starts from it
 
     def add(self, budget: Budget) -> None:
         self.done += 1
         self.cost += budget.cost()
-        cpu = time.process_time() - self.started
+        cpu = processor_time() - self.started
         if self.done == 1 and self.template.canonical:
             self.first_cost, self.first_cpu = self.cost, cpu
         projected_cost = int(self.first_cost + self._projected(self.cost - self.first_cost))
