@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fcntl
+import itertools
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +26,20 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         return  # a worker, or a directory the caller chose and owns
     current = session.config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
     remove_killed_runs(current.parent, current)
+
+
+_test_directories = itertools.count()
+
+
+@pytest.fixture
+def tmp_path(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pytest's ``tmp_path`` (every test gets one: ``isolated_bank``), numbered by a counter: pytest's own
+    numbers each directory by listing every directory made before it in the run, which grew to ~3 ms per
+    test over the ~1,500 tests of a worker."""
+    name = re.sub(r"\W", "_", request.node.name)[:30]
+    path = tmp_path_factory.getbasetemp() / f"{name}-{next(_test_directories)}"
+    path.mkdir()
+    return path
 
 
 @pytest.fixture(autouse=True)

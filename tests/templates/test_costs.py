@@ -124,6 +124,73 @@ def test_the_instance_deadline_is_shared() -> None:
         evaluate("1 + 1")
 
 
+class CountingClock:
+    """Processor time that moves only when a test says so, counting how often it is read."""
+
+    def __init__(self) -> None:
+        self.now, self.reads = 100.0, 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.now
+
+
+def test_budgets_in_a_burst_start_from_one_reading_and_never_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading processor time is a system call, slow on a busy machine: budgets started one after another
+    take their start from a reading made within the last FRESH_SECONDS, which only makes a deadline early."""
+    fake = CountingClock()
+    monkeypatch.setattr(budget, "clock", fake)
+    monkeypatch.setattr(budget, "_last_reading", (0.0, -float("inf")))
+    fresh = Budget()
+    fresh.step()
+    assert fake.reads == 1 and fresh.deadline == 100.0 + budget.MAX_SECONDS
+    fake.now = 100.004  # processor time moves on, but the next budget starts within FRESH_SECONDS
+    monkeypatch.setattr(budget.time, "perf_counter", lambda: budget._last_reading[1] + budget.FRESH_SECONDS / 2)
+    burst = Budget()
+    burst.step()
+    assert fake.reads == 1 and burst.deadline == 100.0 + budget.MAX_SECONDS  # a little early, never late
+    monkeypatch.setattr(budget.time, "perf_counter", lambda: budget._last_reading[1] + budget.FRESH_SECONDS)
+    later = Budget()
+    later.step()
+    assert fake.reads == 2 and later.deadline == 100.004 + budget.MAX_SECONDS  # an old reading is read again
+
+
+def test_a_budget_started_from_a_recent_reading_still_runs_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = CountingClock()
+    monkeypatch.setattr(budget, "clock", fake)
+    wall = [50.0]
+    monkeypatch.setattr(budget.time, "perf_counter", lambda: wall[0])
+    budget.processor_time()  # some earlier budget's reading, just now
+    spending = Budget()
+    spending.step()
+    assert fake.reads == 1
+    wall[0] += budget.MAX_SECONDS / budget.PROCESSORS  # only now could MAX_SECONDS of processor time have gone
+    fake.now += budget.MAX_SECONDS + 0.001
+    with pytest.raises(budget.BudgetError, match="longer than"):
+        spending.step()
+
+
+def test_the_variance_experiment_is_run_once_per_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The notes' run draws 13.6 M numbers; the same arguments give the same table, so it is kept, per backend."""
+    from quizzer.templates import functions
+
+    calls: list[tuple[str, int]] = []
+    real = engine.dot_product_variance
+    monkeypatch.setattr(engine, "dot_product_variance",
+                        lambda rng, d, n: (calls.append((engine.current_backend(), d)), real(rng, d, n))[1])
+    functions._variance_table.cache_clear()
+    first = functions.dot_product_variances(7, [4, 8], 300)
+    first[0, 0] = -1.0  # a caller's copy: changing it changes nothing kept
+    again = functions.dot_product_variances(7, np.array([4.0, 8.0]), 300)
+    assert calls == [("numpy", 4), ("numpy", 8)]
+    rng = np.random.default_rng(7)
+    assert again.tolist() == [list(real(rng, 4, 300)), list(real(rng, 8, 300))]
+    with engine.use_backend("torch"):
+        functions.dot_product_variances(7, [4, 8], 300)
+    assert calls[2:] == [("torch", 4), ("torch", 8)]
+    functions._variance_table.cache_clear()
+
+
 def test_validation_stops_early_once_all_seeds_would_cost_too_much(monkeypatch: pytest.MonkeyPatch) -> None:
     template = load_path(HOSTILE / "cost-steps-over-all-seeds.yaml")
     rendered: list[int] = []
