@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from quizzer.common.errors import UserError
 from quizzer.templates import MAX_SEED
 
 if TYPE_CHECKING:
+    from quizzer.grading.parts import PartVerdict
     from quizzer.grading.verdict import Verdict
     from quizzer.learning.study import Study
     from quizzer.templates.schema import Template
@@ -77,8 +78,8 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
     template, part = one_question(key)
     if template.parts and (part is None or len(answer) > 1):
-        result = _grade_parts(template, seed, answer, profile=profile, dry_run=dry_run, seconds=seconds)
-        _print_parts(result, as_json=as_json)
+        result, verdicts = _grade_parts(template, seed, answer, profile=profile, dry_run=dry_run, seconds=seconds)
+        _print_parts(result, verdicts, as_json=as_json)
         return
     if len(answer) != 1:
         raise UserError(f"{key} is one question: give one --answer", where="--answer")
@@ -90,8 +91,8 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
 
     print(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
           f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
-    if note := _note(verdict.feedback, verdict.verdict):
-        print(render_math(note))
+    if verdict.note:
+        print(render_math(verdict.note))
 
 
 def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, profile: str, dry_run: bool,
@@ -132,8 +133,9 @@ def _study(profile: str) -> Iterator[Study]:
 
 
 def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: str,
-                 dry_run: bool, seconds: float | None) -> dict[str, Any]:
-    """A multi-part question's answers graded together (with follow-through) and recorded, one per part."""
+                 dry_run: bool, seconds: float | None) -> tuple[dict[str, Any], Sequence[PartVerdict]]:
+    """A multi-part question's answers graded together (with follow-through) and recorded, one per part:
+    the result as ``--json`` prints it, and each part's verdict."""
     from quizzer.grading.parts import whole_outcome
     from quizzer.templates.instance import make_instance
     from quizzer.templates.parts import grade_instance
@@ -155,28 +157,22 @@ def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: 
                                                                                           strict=True)])
     return {"key": template.key, "seed": seed, "verdict": outcome, "score": score, "points": instance.points,
             "earned": round(score * instance.points, 6), "recorded": not dry_run,
-            "parts": [{"id": p.id, **v.to_json()} for v, p in zip(verdicts, instance.parts, strict=True)]}
+            "parts": [{"id": p.id, **v.to_json()} for v, p in zip(verdicts, instance.parts, strict=True)]}, verdicts
 
 
-def _print_parts(result: dict[str, Any], *, as_json: bool) -> None:
+def _print_parts(result: dict[str, Any], verdicts: Sequence[PartVerdict], *, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return
     from quizzer.text.mathtext import render_math
 
-    for part in result["parts"]:
+    for part, verdict in zip(result["parts"], verdicts, strict=True):
         carried = " (right on your value)" if part["carried_forward"] else ""
         print(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
               f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
-        if note := _note(part["feedback"], part["verdict"]):
-            print(f"    {render_math(note)}")
+        if verdict.verdict.note:
+            print(f"    {render_math(verdict.verdict.note)}")
     print(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
-
-
-def _note(feedback: str, verdict: str) -> str:
-    """The grader's note to print under the verdict line: none where it only repeats the verdict (a
-    right answer's feedback is the bare word "correct")."""
-    return feedback if feedback != verdict else ""
 
 
 def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:

@@ -101,6 +101,13 @@ class Verdict:
         reading = self.reading or ""
         return f"{reading} (typed {code_span(self.typed)})" if self.typed and self.typed != reading else reading
 
+    @property
+    def note(self) -> str:
+        """The grader's note to show under the verdict line: the feedback, unless it only repeats the
+        verdict (a right answer's feedback is the bare word "correct"; a right one typed with fewer digits
+        than the prompt asks, or right on a value carried forward, says so)."""
+        return self.feedback if self.feedback != self.verdict else ""
+
     def to_json(self, key: str, seed: int, *, recorded: bool) -> dict[str, Any]:
         """The fields `quizzer grade --json` prints for one graded answer (batch results add line and learner)."""
         return {"key": key, "seed": seed, "verdict": self.verdict, "score": self.score, "expected": self.expected,

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from quizzer.tui.widgets.question_view import answer_markdown
+from quizzer.grading.verdict import grade
+from quizzer.templates.parts import grade_instance
+from quizzer.tui.widgets.parts_box import parts_feedback_markdown
+from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown
+from tests.bundled_templates import instance
 
 
 def blocks(markdown: str) -> list[str]:
@@ -24,3 +28,30 @@ def test_a_display_formula_of_several_rows_stays_one_preformatted_block() -> Non
     assert blocks(shown) == ["paragraph_open", "code_block", "paragraph_open"]
     rows = next(t for t in MarkdownIt("commonmark").parse(shown) if t.type == "code_block").content.splitlines()
     assert len(rows) == 2 and "⎧" in rows[0] and "⎩" in rows[1]
+
+
+def notes(markdown: str) -> list[str]:
+    """The grader's notes: the block quotes under a verdict."""
+    return [line.removeprefix("> ") for line in markdown.splitlines() if line.startswith("> ")]
+
+
+def test_a_right_answer_with_fewer_digits_than_asked_keeps_the_graders_note() -> None:
+    """Found in the app: it showed a note only under a wrong answer, so a right one typed to 3 decimals
+    where 4 are asked lost "the question asks for 4 decimals, you gave 3", which the CLI printed."""
+    item = instance("practice/softmax-scaling-peakedness", 3)  # 0.3647, asked to 4 decimals, abs 0.0005
+    short = grade(item.spec, "0.365")
+    assert (short.verdict, short.score) == ("correct", 1.0)
+    assert notes(feedback_markdown(item, short, with_solution=False)) == [
+        "correct, within the tolerance; the question asks for 4 decimals, you gave 3 decimals"]
+    assert notes(feedback_markdown(item, grade(item.spec, "0.3647"), with_solution=False)) == []
+    assert notes(feedback_markdown(item, grade(item.spec, "0.5"), with_solution=False)) != []
+
+
+def test_a_part_right_on_a_carried_value_says_so_and_a_plainly_right_part_has_no_note() -> None:
+    item = instance("2024T3_Q1_NA Q279", 0)
+    mine = 4_100_000  # a wrong layer count, then the stack and total computed from it
+    typed = [str(mine), f"{6 * mine:,}", str(18_944_000 + 6 * mine)]
+    carried = notes(parts_feedback_markdown(item, grade_instance(item, typed), typed, with_solution=False))
+    assert len(carried) == 3 and all(note.startswith("Right on your value") for note in carried[1:])
+    right = [str(a) for a in item.answer]
+    assert notes(parts_feedback_markdown(item, grade_instance(item, right), right, with_solution=False)) == []

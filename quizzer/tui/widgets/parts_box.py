@@ -108,8 +108,8 @@ def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict],
         lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}", "",
                   f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
                   answer_markdown("Expected", verdict.expected), ""]
-        if verdict.feedback and (verdict.verdict != "correct" or result.carried_forward):
-            lines += [f"> {render_math(verdict.feedback)}", ""]
+        if verdict.note:
+            lines += [f"> {render_math(verdict.note)}", ""]
     if with_solution:
         lines += ["#### Worked solution", "", render_math(instance.solution)]
     return "\n".join(lines)

@@ -68,8 +68,8 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
         if verdict.reading:
             lines.append(f"You answered: {render_math(verdict.answered)}  ")
         lines += [answer_markdown("Expected", verdict.expected), ""]
-    if verdict.feedback and verdict.verdict != "correct":
-        lines += [f"> {render_math(verdict.feedback)}", ""]
+    if verdict.note:
+        lines += [f"> {render_math(verdict.note)}", ""]
     if with_solution:
         lines += ["#### Worked solution", "", render_math(instance.solution, fenced=True)]
     return "\n".join(lines)
