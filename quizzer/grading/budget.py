@@ -41,11 +41,12 @@ MAX_TOTAL_ELEMENTS = 4_000_000
 MAX_SECONDS = 5.0
 # The deadline's clock: this process's processor time (all its threads: PyTorch may compute in its own).
 clock = time.process_time
-# Reading processor time is a system call: about 1 µs on an idle machine, but 100 µs and more on a busy
-# one, where the call is a chance for the scheduler to run another process.  The wall clock is no system
-# call (0.1 µs).  The threads of a process use at most this many processors at once, so its processor
-# time grows at most this many times as fast as wall time: Budget.step() reads it only when it could
-# have run out, and a new budget starts from a reading taken less than FRESH_SECONDS ago (see start()).
+# Reading processor time is a system call: about 1 µs on an idle machine, 100 µs and more while the
+# test suite keeps it busy (the call is a chance for the scheduler to run another process).  The wall
+# clock is no system call (0.1 µs).  The threads of a process use at most this many processors at once,
+# so its processor time grows at most this many times as fast as wall time: Budget.step() reads it only
+# when it could have run out, and a new budget starts from a reading taken less than FRESH_SECONDS ago
+# (recent_processor_time()).
 PROCESSORS = os.cpu_count() or 1
 FRESH_SECONDS = 0.01
 # One evaluation step (a Python-level call or operation, with the rendering and sampling around it)
