@@ -232,9 +232,9 @@ class MasteryTracker:
         # P(answer | θ) on the grid; a partial score s is a soft observation, s of "right" and 1 − s of "wrong".
         likelihood = [math.log(attempt.score * p + (1 - attempt.score) * (1 - p))
                       for p in (p_right(t, guess, params) for t in GRID)]
+        if not right:
+            topics = topics[:1]  # a wrong answer is blamed on the question's primary topic (see the module docstring)
         for position, topic in enumerate(topics):
-            if position and not right:
-                continue  # a wrong answer is blamed on the question's primary topic (see the module docstring)
             evidence = self._evidence.setdefault(topic, _Evidence())
             w = weight * (1.0 if position == 0 else params.secondary_weight)
             evidence.log_likelihood = [params.decay * e + w * ll

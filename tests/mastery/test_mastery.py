@@ -154,6 +154,17 @@ def test_a_secondary_topic_moves_less_and_only_on_a_right_answer() -> None:
     assert wrong.topic("primary").mean < 0.5 and "secondary" not in wrong.summary()
 
 
+def test_folding_names_only_the_topics_an_answer_moved() -> None:
+    """Found by a tester: the history screen divided by the secondary topic's attempts after a wrong answer,
+    which fold() listed as updated though it had skipped it, and the app closed on ZeroDivisionError."""
+    tracker = MasteryTracker({"q": Q(["primary", "secondary"])})
+    assert tracker.fold(attempt("q", 0.5, DAY * 0)) == ("primary",)  # partly right is not right
+    assert tracker.fold(attempt("q", False, DAY * 1)) == ("primary",)
+    assert tracker.topic("secondary").attempts == 0
+    assert tracker.fold(attempt("q", True, DAY * 2)) == ("primary", "secondary")
+    assert (tracker.topic("primary").attempts, tracker.topic("secondary").attempts) == (3, 1)
+
+
 def test_a_recall_rating_counts_half_and_never_as_a_distinct_question() -> None:
     templates = {"card": Q(["t"], "text"), "q": Q(["t"], "bool")}
     recalled = run(templates, [attempt("card", True, DAY * 0)]).topic("t")

@@ -21,7 +21,8 @@ from quizzer.learning.study import Study
 from quizzer.templates.instance import make_instance
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.history import HistoryScreen, Point, course_mastery, friendly_time, running_mean, topic_series
-from tests.tui.conftest import FakeClock, loaded
+from tests.bundled_templates import bundled
+from tests.tui.conftest import START, FakeClock, loaded
 
 Q277 = "2024T3_Q1_NA Q277"  # integer; seed 0's answer is 18,944,000
 SCORE = "practice/bahdanau-score-inputs"  # a choice question
@@ -104,6 +105,20 @@ def test_course_mastery_counts_untried_topics_at_the_prior() -> None:
     assert course_mastery(series, ["a", "b", "c"], 3, p_init=0.2) == pytest.approx(
         [(0.5 + 0.2 + 0.2) / 3, (0.5 + 0.1 + 0.2) / 3, (0.9 + 0.1 + 0.2) / 3])
     assert running_mean([1, 0, 0.5]) == pytest.approx([1, 0.5, 0.5])
+
+
+def test_a_wrong_answer_to_a_two_topic_question_is_plotted_on_its_primary_topic_only() -> None:
+    """Found by a tester: history divided by the second topic's attempts, none after a wrong answer, and the
+    app closed with ZeroDivisionError."""
+    template = bundled()["practice/w1c-in-proj-slicing"]
+    primary, secondary = template.topics[:2]
+    attempts = [Attempt(learner_id=1, template_key=template.key, seed=1, response="0, -4", verdict=verdict,
+                        score=score, created_at=START + timedelta(minutes=minute))
+                for minute, (verdict, score) in enumerate([("partial", 0.5), ("correct", 1.0)])]
+    series = topic_series(attempts, {template.key: template})
+    assert [point.number for point in series[primary]] == [1, 2]
+    assert [point.accuracy for point in series[primary]] == [0.5, 0.75]
+    assert [(point.number, point.accuracy) for point in series[secondary]] == [(2, 1.0)]
 
 
 def test_friendly_time_is_local_and_relative_to_now(utc_zone: None) -> None:
