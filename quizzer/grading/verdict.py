@@ -371,12 +371,13 @@ _RATINGS: dict[str, tuple[str, float, str]] = {
     "good": ("correct", 1.0, "well done"),
     "easy": ("correct", 1.0, "well done"),
 }
-_RATING_ALIASES = {"0": "again", "1": "hard", "2": "good", "3": "easy",
+# Numbered as the app's keys, Anki's buttons and FSRS's ratings are: 1 again … 4 easy.
+_RATING_ALIASES = {"1": "again", "2": "hard", "3": "good", "4": "easy",
                    "a": "again", "h": "hard", "g": "good", "e": "easy"}
 
 
 def self_grade(spec: AnswerSpec, rating: str) -> Verdict:
-    """A text answer rated by the student: again / hard / good / easy (or 0–3)."""
+    """A text answer rated by the student: again / hard / good / easy (or 1–4)."""
     expected = str(spec.expected)
     try:
         word = clean(rating).casefold()
@@ -384,7 +385,7 @@ def self_grade(spec: AnswerSpec, rating: str) -> Verdict:
         word = ""
     word = _RATING_ALIASES.get(word, word)
     if word not in _RATINGS:
-        return Verdict("invalid", 0.0, expected, "rate your answer: again, hard, good or easy (or 0–3)")
+        return Verdict("invalid", 0.0, expected, "rate your answer: again, hard, good or easy (or 1–4)")
     verdict, score, feedback = _RATINGS[word]
     return Verdict(verdict, score, expected, feedback, None, word)
 

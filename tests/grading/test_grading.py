@@ -418,8 +418,9 @@ MODEL = AnswerSpec("text", "softmax(QK^T / sqrt(d_k)) V")
 
 @pytest.mark.parametrize(("rating", "verdict", "score"), [
     ("again", "incorrect", 0.0), ("hard", "partial", 0.5), ("good", "correct", 1.0),
-    ("easy", "correct", 1.0), ("Easy", "correct", 1.0), ("0", "incorrect", 0.0), ("1", "partial", 0.5),
-    ("2", "correct", 1.0), ("3", "correct", 1.0), ("great", "invalid", 0.0), ("", "invalid", 0.0),
+    ("easy", "correct", 1.0), ("Easy", "correct", 1.0), ("1", "incorrect", 0.0), ("2", "partial", 0.5),
+    ("3", "correct", 1.0), ("4", "correct", 1.0), ("0", "invalid", 0.0), ("5", "invalid", 0.0),
+    ("great", "invalid", 0.0), ("", "invalid", 0.0),
 ])
 def test_self_grade(rating: str, verdict: str, score: float) -> None:
     result = self_grade(MODEL, rating)
@@ -427,10 +428,17 @@ def test_self_grade(rating: str, verdict: str, score: float) -> None:
     assert result.expected == "softmax(QK^T / sqrt(d_k)) V"
 
 
+def test_a_numbered_rating_means_what_the_apps_key_of_that_number_does() -> None:
+    """Found by a tester: the app's keys are 1 again … 4 easy, but `quizzer grade --answer 1` recorded "hard"."""
+    from quizzer.tui.widgets.recall_box import RATINGS
+
+    assert [self_grade(MODEL, str(number)).reading for number in range(1, 5)] == list(RATINGS)
+
+
 def test_grading_a_text_answer_takes_the_response_as_the_rating() -> None:
     assert grade(MODEL, "good").verdict == "correct"
     assert grade(MODEL, "attention is all you need").feedback == (
-        "rate your answer: again, hard, good or easy (or 0–3)")
+        "rate your answer: again, hard, good or easy (or 1–4)")
 
 
 # ----------------------------------------------------------------------- values_match
