@@ -327,6 +327,8 @@ class Template(_Strict, kw_only=True, frozen=True):
         """A multi-part question asks everything in its parts: nothing answered at the top level."""
         stray = [name for name in ("answer", "choices", "items", "points") if getattr(self, name) is not None]
         stray += [name for name in ("misconceptions", "variables") if getattr(self, name)]
+        if self.tolerance != Tolerance():  # each part grades with its own: one given here would be ignored
+            stray.append("tolerance")
         if stray:
             raise ValueError(f"kind 'parts' gives {', '.join(map(repr, stray))} in each part, not at the top level")
         # The first part may carry the template's own routed key: a chain keyed by its first record.

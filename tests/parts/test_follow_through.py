@@ -137,3 +137,12 @@ def test_top_level_answers_are_refused_with_parts() -> None:
     with pytest.raises(TemplateError, match="in each part"):
         load_text(_chain("""  - {prompt: one?, answer: one, kind: integer}
   - {prompt: two?, answer: two, kind: integer}""") + "points: 3\n", where="test")
+
+
+
+def test_a_top_level_tolerance_is_refused_with_parts() -> None:
+    """Found by a tester: a chain's top-level tolerance was silently ignored, so its loss part, asked to
+    3 decimals, was keyed and graded to the default 3 significant figures."""
+    with pytest.raises(TemplateError, match="'tolerance' in each part"):
+        load_text(_chain("""  - {prompt: one?, answer: one, kind: integer}
+  - {prompt: two?, answer: two, kind: integer}""") + "tolerance: {abs: 0.002}\n", where="test")
