@@ -166,12 +166,12 @@ def _print_parts(result: dict[str, Any], verdicts: Sequence[PartVerdict], *, as_
         return
     from quizzer.text.mathtext import render_math
 
-    for part, verdict in zip(result["parts"], verdicts, strict=True):
-        carried = " (right on your value)" if part["carried_forward"] else ""
-        print(f"({part['part']}) {part['verdict'].upper()}{carried} (score {part['score']:g}) — you answered "
-              f"{render_math(part['reading'] or '')}; expected {render_math(part['expected'])}.")
-        if verdict.verdict.note:
-            print(f"    {render_math(verdict.verdict.note)}")
+    for part in verdicts:
+        verdict, carried = part.verdict, " (right on your value)" if part.carried_forward else ""
+        print(f"({part.label}) {verdict.verdict.upper()}{carried} (score {verdict.score:g}) — you answered "
+              f"{render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
+        if verdict.note:
+            print(f"    {render_math(verdict.note)}")
     print(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
 
 

@@ -371,9 +371,9 @@ _RATINGS: dict[str, tuple[str, float, str]] = {
     "good": ("correct", 1.0, "well done"),
     "easy": ("correct", 1.0, "well done"),
 }
-# Numbered as the app's keys, Anki's buttons and FSRS's ratings are: 1 again … 4 easy.
-_RATING_ALIASES = {"1": "again", "2": "hard", "3": "good", "4": "easy",
-                   "a": "again", "h": "hard", "g": "good", "e": "easy"}
+# In the order they are numbered, 1 again … 4 easy: the app's keys, Anki's buttons and FSRS's ratings.
+RATINGS = tuple(_RATINGS)
+_RATING_ALIASES = {str(number): word for number, word in enumerate(RATINGS, 1)} | {word[0]: word for word in RATINGS}
 
 
 def self_grade(spec: AnswerSpec, rating: str) -> Verdict:

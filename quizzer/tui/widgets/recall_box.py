@@ -14,9 +14,8 @@ from textual.events import Key
 from textual.message import Message
 from textual.widgets import Button, Static
 
+from quizzer.grading.verdict import RATINGS
 from quizzer.tui.widgets.key_gate import KeyGate
-
-RATINGS = ("again", "hard", "good", "easy")
 
 
 class RecallBox(Vertical):
