@@ -13,6 +13,7 @@ entries off, constant factor) are here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -238,10 +239,16 @@ def _correct(spec: AnswerSpec, digits: Sequence[Digits | None], expected: Sequen
     if asked is None or len(digits) != len(expected):
         return _CORRECT
     given = [(d.decimals if asked.unit == "decimals" else d.sig) for d, want in zip(digits, expected, strict=True)
-             if d is not None and not float(want).is_integer()]
+             if d is not None and not _whole(float(want))]
     if not given or min(given) >= asked.digits:
         return _CORRECT
     return _Outcome("correct", 1.0, fewer_digits_hint(min(given), asked))
+
+
+def _whole(value: float) -> bool:
+    """A whole number, give or take float rounding: 1 / (512 × 0.0001397…²) computes 49999.99999999999
+    where the step is 50000, and a learner typing 50000 has typed every digit there is."""
+    return math.isfinite(value) and abs(value - round(value)) <= 1e-9 * max(1.0, abs(value))
 
 
 def _shortfall(spec: AnswerSpec, typed: Digits | None, got: Any, expected: Any) -> Shortfall | None:

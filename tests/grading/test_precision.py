@@ -127,3 +127,14 @@ def test_a_whole_entry_typed_without_decimals_needs_no_note() -> None:
                       precision=Precision(4, "decimals"))
     assert grade(spec, "0.2500 0").feedback == "correct"
     assert "asks for 4 decimals, you gave 2" in grade(spec, "0.25 0").feedback
+
+
+def test_a_whole_answer_computed_with_float_noise_needs_no_note() -> None:
+    """practice/warmup-chain (c) computes the mirror step 1 / (d η²) as 49999.99999999999: typed as 50000,
+    every digit there is has been given (it once said "you gave 1 significant figure")."""
+    question = instance("practice/warmup-chain", 1).parts[2].question
+    assert question.spec.precision == Precision(3, "sig") and question.answer != 50000
+    assert question.answer == pytest.approx(50000)
+    verdict = grade(question.spec, "50000")
+    assert (verdict.verdict, verdict.score, verdict.feedback) == ("correct", 1.0, "correct")
+
