@@ -254,7 +254,7 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
 
 def test_select_all_questions_toggle_with_letters_and_space(new_app: Callable[..., QuizzerApp],
                                                            isolated_bank: Path) -> None:
-    app = new_app(topic="sinusoidal_positions")
+    app = new_app(topic="softmax")  # a select-all question comes first
 
     async def scenario() -> None:
         async with app.run_test(size=(120, 40)) as pilot:
