@@ -117,6 +117,13 @@ class TopicMastery:
     mastered: bool = False
 
 
+def answered_topics(topics: Sequence[str], right: bool) -> tuple[str, ...]:
+    """The topics an answer to a question on ``topics`` tells about: all of them when it is right, the
+    primary (first) one alone when it is not (see the module docstring); a topic listed twice is one."""
+    distinct = tuple(dict.fromkeys(topics))
+    return distinct if right else distinct[:1]
+
+
 @dataclass(frozen=True)
 class GradedAttempt:
     """One graded attempt as the bank records it (``at`` is UTC)."""
@@ -221,8 +228,8 @@ class MasteryTracker:
         template = self.templates.get(attempt.key)
         if template is None or not template.topics:  # its topics are unknown: it tells nothing
             return ()
-        params, topics = self.params, tuple(dict.fromkeys(template.topics))  # a topic listed twice is one
-        right = attempt.verdict == "correct"
+        params, right = self.params, attempt.verdict == "correct"
+        topics = answered_topics(template.topics, right)
         weight = params.recall_weight if template.answered_kind == RECALL_KIND else 1.0
         previous = self._last_answer.get(attempt.key)
         if previous is not None and at - previous < params.short_term:
@@ -232,8 +239,6 @@ class MasteryTracker:
         # P(answer | θ) on the grid; a partial score s is a soft observation, s of "right" and 1 − s of "wrong".
         likelihood = [math.log(attempt.score * p + (1 - attempt.score) * (1 - p))
                       for p in (p_right(t, guess, params) for t in GRID)]
-        if not right:
-            topics = topics[:1]  # a wrong answer is blamed on the question's primary topic (see the module docstring)
         for position, topic in enumerate(topics):
             evidence = self._evidence.setdefault(topic, _Evidence())
             w = weight * (1.0 if position == 0 else params.secondary_weight)

@@ -23,7 +23,7 @@ from quizzer.bank.store import all_templates, attempt_row, insert_attempts, reco
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
+from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, answered_topics, as_utc
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
@@ -215,10 +215,17 @@ class Study:
 
     def _topic_rows(self, attempts: Sequence[Attempt], mastery: dict[str, TopicMastery],
                     due_keys: set[str]) -> list[TopicRow]:
+        # Each answer counts in the topics whose mastery it moved, so a topic's tries, accuracy and
+        # mistakes are the evidence behind its bar: a wrong answer only in its question's primary topic.
+        answered: dict[str, list[Attempt]] = {}
+        for attempt in attempts:
+            template = self.templates.get(attempt.template_key)
+            for topic_id in answered_topics(template.topics, attempt.verdict == "correct") if template else ():
+                answered.setdefault(topic_id, []).append(attempt)
         rows = []
         for topic in self.catalog.topics.values():
             keys = {k for k, t in self.templates.items() if topic.id in t.topics}
-            mine = [a for a in attempts if a.template_key in keys]
+            mine = answered.get(topic.id, [])
             state = mastery.get(topic.id)
             errors = Counter(a.misconception for a in mine if a.misconception)
             rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
