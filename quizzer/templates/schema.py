@@ -361,6 +361,12 @@ class Template(_Strict, kw_only=True, frozen=True):
         return tuple(self.routed_parts)
 
     @property
+    def routed_ids(self) -> tuple[str, ...]:
+        """The routed exam questions it asks: its key if routed, then its parts' routed IDs (a chain
+        asks several of a paper's questions on one screen)."""
+        return ((self.key,) if self.is_routed else ()) + self.part_ids
+
+    @property
     def option_count(self) -> int | None:
         """How many options (choice, multi) or steps (order) a learner picks from; None for other kinds."""
         return len(self.choices or self.items or ()) or None

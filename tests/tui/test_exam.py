@@ -163,6 +163,30 @@ def test_when_time_runs_out_the_exam_ends(new_app: Callable[..., QuizzerApp], cl
     assert [a.verdict for a in attempts(isolated_bank)] == ["correct"]
 
 
+def test_a_paper_counts_its_routed_questions_as_the_dashboard_does(new_app: Callable[..., QuizzerApp]) -> None:
+    """2024T3_Q1_NA routes 12 questions; two chains ask two each on one screen, so it is sat in 10
+    screens. The list says 12, like the dashboard's 0/12, and the timer allows 2 min for each of the 12."""
+    app = new_app()
+    paper = "2024T3_Q1_NA"
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            assert app.study is not None
+            [(done, routed)] = [(row.done, row.routed) for row in app.study.dashboard().papers if row.paper == paper]
+            assert (done, routed) == (0, 12)
+            await pilot.press("e")
+            screen = app.screen
+            assert isinstance(screen, MockExamScreen)
+            papers = screen.query_one("#exam-papers", DataTable)
+            assert papers.get_row(paper)[1:] == ["12", "24 min"]
+            papers.move_cursor(row=papers.get_row_index(paper))
+            await pilot.press("enter")
+            await pilot.pause()
+            assert len(screen.slots) == 10 and screen.sub_title.endswith("24:00 left")
+
+    asyncio.run(scenario())
+
 def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[..., QuizzerApp],
                                                              isolated_bank: Path) -> None:
     app = new_app()

@@ -82,7 +82,11 @@ class MockExamScreen(Screen[None]):
     def __init__(self, study: Study) -> None:
         super().__init__()
         self.study = study
-        self.counts = Counter(t.paper for t in study.templates.values() if t.paper)
+        # A paper's size in its routed questions, as the dashboard counts it (a chain asks several).
+        self.counts: Counter[str] = Counter()
+        for template in study.templates.values():
+            if template.paper:
+                self.counts[template.paper] += len(template.routed_ids)
         self.paper, self.seed, self.minutes = "", 0, DEFAULT_MINUTES
         self.slots: list[Slot] = []
         self.index = 0
@@ -185,7 +189,8 @@ class MockExamScreen(Screen[None]):
         self.paper, self.seed = paper, seed
         self.slots = [Slot(instance) for instance in instances]
         self.started = self.shown_at = self._now()
-        self.deadline = self.started + timedelta(minutes=self.minutes * len(self.slots)) if self.minutes else None
+        asked = sum(len(self.study.templates[slot.instance.key].routed_ids) or 1 for slot in self.slots)
+        self.deadline = self.started + timedelta(minutes=self.minutes * asked) if self.minutes else None
         if self.deadline is not None:
             self.timer = self.set_interval(1, self.update_timer)
         self.phase = "sitting"
