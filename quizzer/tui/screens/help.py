@@ -31,6 +31,28 @@ HELP = """\
 - recall cards: answer in your head, `enter` shows the model answer, then rate yourself
   `1` again · `2` hard · `3` good · `4` easy
 
+- order questions: `shift+↑` `shift+↓` (or `ctrl+↑` `ctrl+↓`, `K` `J`) move the highlighted step
+- multi-part questions: `enter` answers a part and goes on to the next; `ctrl+b` back to the part before
+- `pageup` `pagedown` scroll a long question
+
+### Mock exam
+
+- choosing a paper: `↑` `↓` and `enter` start the highlighted paper · `r` new numbers (another seed)
+  · `t` timer: 1, 2, 3 or 5 minutes per question, or none · `escape` back
+- sitting it: nothing is marked until you finish; `ctrl+←` `ctrl+→` (or `[` `]`) previous / next
+  question, every answer can be changed · `ctrl+f` finish and see it marked
+  · `pageup` `pagedown` scroll a long question · `escape` leave (it asks first; answers so far are kept)
+
+### Bank browser
+
+- `/` search by key, title or topic; `tab` on to the topic, week, paper and kind filters
+- `↑` `↓` choose a question, previewed with its solution
+- `+` `-` the next / previous seed (fresh numbers) · `escape` back
+
+### History
+
+- `t` choose a topic to chart · `escape` back
+
 ### Typed answers
 
 Written the way people write them: `4,204,032`, `6.99e-4`, `1/sqrt(2)`, `e^2/(e^2+e)`,
