@@ -383,15 +383,22 @@ RATINGS = tuple(_RATINGS)
 _RATING_ALIASES = {str(number): word for number, word in enumerate(RATINGS, 1)} | {word[0]: word for word in RATINGS}
 
 
+def rating_named(text: str) -> str | None:
+    """The rating a typed self-rating names: ``again``, ``hard``, ``good`` or ``easy``, from the word,
+    its first letter or its number 1–4; None when it names none."""
+    try:
+        word = clean(text).casefold()
+    except AnswerFormatError:
+        return None
+    word = _RATING_ALIASES.get(word, word)
+    return word if word in _RATINGS else None
+
+
 def self_grade(spec: AnswerSpec, rating: str) -> Verdict:
     """A text answer rated by the student: again / hard / good / easy (or 1–4)."""
     expected = str(spec.expected)
-    try:
-        word = clean(rating).casefold()
-    except AnswerFormatError:
-        word = ""
-    word = _RATING_ALIASES.get(word, word)
-    if word not in _RATINGS:
+    word = rating_named(rating)
+    if word is None:
         return Verdict("invalid", 0.0, expected, "rate your answer: again, hard, good or easy (or 1–4)")
     verdict, score, feedback = _RATINGS[word]
     return Verdict(verdict, score, expected, feedback, None, word)

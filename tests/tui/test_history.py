@@ -20,12 +20,14 @@ from quizzer.bank.models import Attempt
 from quizzer.learning.study import Study
 from quizzer.templates.instance import make_instance
 from quizzer.tui.app import QuizzerApp
+from quizzer.tui.screens.browser import shown_key
 from quizzer.tui.screens.history import HistoryScreen, Point, course_mastery, friendly_time, running_mean, topic_series
 from tests.bundled_templates import bundled
 from tests.tui.conftest import START, FakeClock, loaded
 
 Q277 = "2024T3_Q1_NA Q277"  # integer; seed 0's answer is 18,944,000
 SCORE = "practice/bahdanau-score-inputs"  # a choice question
+RECALL = "practice/qkv-recall"  # a recall card, rated by the learner
 OUTPUT_TOPIC = "decoder_output_params"
 
 
@@ -172,6 +174,29 @@ def test_table_lists_answers_newest_first_and_the_plot_has_data(new_app: Callabl
     with Session(open_bank(str(isolated_bank))) as session:
         assert len(session.exec(select(Attempt)).all()) == 5  # looking at history changes nothing
 
+
+def test_a_self_rated_recall_card_is_shown_as_rated_not_marked(new_app: Callable[..., QuizzerApp],
+                                                              clock: FakeClock, utc_zone: None) -> None:
+    """As the mock exam counts it: a recall card's rating is the learner's own, never "✔ correct"."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            assert app.study is not None
+            answer(app.study, clock, RECALL, "good", 20.0, minutes=1)
+            answer(app.study, clock, Q277, "18944000", 30.0, minutes=1)
+            await pilot.press("h")
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, HistoryScreen)
+            table = screen.query_one("#history-table", DataTable)
+            rows = [[str(value) for value in table.get_row_at(i)][1:4] for i in range(table.row_count)]
+            assert rows == [[Q277, "✔ correct", "100%"], [shown_key(RECALL), "◇ good", "–"]]
+            summary = str(screen.query_one("#history-summary", Static).render())
+            assert summary.startswith("2 answers · 1 correct · 1 self-rated · ")
+
+    asyncio.run(scenario())
 
 def test_empty_history_says_how_to_start(first_start_app: Callable[..., QuizzerApp]) -> None:
     app = first_start_app()  # a learner's very first start: the app sets the new bank up

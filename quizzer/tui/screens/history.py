@@ -18,10 +18,12 @@ from textual.widgets import DataTable, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
-from quizzer.learning.mastery import DEFAULTS, MasteryParams, MasteryTracker, as_utc
+from quizzer.grading.verdict import rating_named
+from quizzer.learning.mastery import DEFAULTS, RECALL_KIND, MasteryParams, MasteryTracker, as_utc
 from quizzer.learning.study import Study, graded
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
+from quizzer.tui.screens.dashboard import plural
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 VERDICTS = {"correct": ("✔ correct", "green"), "partial": ("◐ partial", "yellow"),
@@ -146,16 +148,27 @@ class HistoryScreen(Screen[None]):
         table.add_column("Misconception", width=free - question)
         now = self.study.clock()
         for attempt in reversed(self.attempts):
-            label, style = VERDICTS.get(attempt.verdict, (attempt.verdict, ""))
+            if self._self_rated(attempt):  # the student's own rating, not a mark: shown as the mock exam does
+                label, style, score = f"◇ {rating_named(attempt.response) or 'rated'}", "italic", "–"
+            else:
+                label, style = VERDICTS.get(attempt.verdict, (attempt.verdict, ""))
+                score = f"{attempt.score:.0%}"
             table.add_row(friendly_time(attempt.created_at, now), cell(shown_key(attempt.template_key)),
-                          Text(label, style=style), f"{attempt.score:.0%}",
+                          Text(label, style=style), score,
                           f"{attempt.seconds:.0f} s" if attempt.seconds is not None else "–",
                           cell(self._misconception(attempt.misconception)), key=str(attempt.id))
         table.move_cursor(row=row, animate=False)
 
     def _summary(self) -> str:
-        correct = sum(attempt.verdict == "correct" for attempt in self.attempts)
-        return f"{len(self.attempts)} answers · {correct} correct · {len(self.series)} topics"
+        """How many answers, how many marked right, how many self-rated (as the mock exam counts them)."""
+        rated = sum(map(self._self_rated, self.attempts))
+        correct = sum(a.verdict == "correct" and not self._self_rated(a) for a in self.attempts)
+        return " · ".join([plural(len(self.attempts), "answer"), f"{correct} correct",
+                           *([f"{rated} self-rated"] if rated else []), plural(len(self.series), "topic")])
+
+    def _self_rated(self, attempt: Attempt) -> bool:
+        template = self.study.templates.get(attempt.template_key)
+        return template is not None and template.kind == RECALL_KIND
 
     def _misconception(self, name: str | None) -> str:
         if not name:
