@@ -23,7 +23,8 @@ about 170 ms, plain ``click`` about 30 ms (80 ms from a fresh interpreter), ``ar
 
 Heavy modules (numpy, sqlmodel, the engine, torch, the exporters, textual) are imported inside
 the commands that need them, so ``quizzer --help`` and ``quizzer --version`` stay fast.  Every
-command reports bad input as one line on stderr with exit status 2.
+command reports bad input as one line on stderr with exit status 2 (one line per problem: ``validate``
+and ``add`` name every broken file).
 """
 
 from __future__ import annotations
@@ -110,7 +111,8 @@ def main(argv: list[str] | None = None) -> None:
         _say(f"{exc} (see '{exc.prog} --help')")
         sys.exit(2)
     except UserError as exc:
-        _say(str(exc))
+        for line in exc.lines():  # one per problem: validate names every broken file
+            _say(line)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)

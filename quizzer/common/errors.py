@@ -15,6 +15,10 @@ class UserError(Exception):
         self.where = where
         super().__init__(f"{where}: {message}" if where else message)
 
+    def lines(self) -> list[str]:
+        """What the user is told, one line per problem (the CLI prints each as ``quizzer: LINE``)."""
+        return [str(self)]
+
 
 def did_you_mean(name: str, candidates: Iterable[str], *, cutoff: float = 0.6) -> str:
     """' (did you mean 'x'?)' for the closest candidate, or '' when none is close: every
@@ -25,3 +29,15 @@ def did_you_mean(name: str, candidates: Iterable[str], *, cutoff: float = 0.6) -
 
 class TemplateError(UserError):
     """A question template that cannot be loaded, validated or rendered."""
+
+
+class TemplateErrors(TemplateError):
+    """Several templates refused at once (``quizzer validate`` of a folder): one problem per broken file,
+    in the order of the files, each told as its own line.  A single problem is raised as itself."""
+
+    def __init__(self, problems: list[TemplateError]):
+        self.problems = problems
+        super().__init__("\n".join(str(problem) for problem in problems))
+
+    def lines(self) -> list[str]:
+        return [line for problem in self.problems for line in problem.lines()]

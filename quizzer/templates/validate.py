@@ -4,6 +4,9 @@ A template passes only if, for every seed tried, it renders completely, its answ
 is finite and of its kind's form, and no two misconceptions give the same answer (the
 feedback could not tell them apart).  A misconception that gives the correct answer on a seed
 is dropped for that seed by ``make_instance``: a right answer is never graded as a mistake.
+
+A set of files is checked like a linter checks: every broken file is reported, each by its first
+problem, and the templates are returned only if none is broken (``quizzer add`` adds all or none).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 import numpy as np
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
-from quizzer.common.errors import TemplateError, did_you_mean
+from quizzer.common.errors import TemplateError, TemplateErrors, did_you_mean
 from quizzer.grading.budget import Budget, processor_time
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import grade
@@ -94,6 +97,11 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
 MAX_VALIDATION_COST = 3_000_000_000  # element operations (steps weighted as budget.STEP_WORK)
 MAX_VALIDATION_CPU_SECONDS = 10.0  # processor time, so a busy machine does not refuse a good file
 _PROJECT_AFTER_CPU_SECONDS = 1.0  # the first seeds warm caches: project from a second's worth of them
+# A refused file costs at most what a valid one may, and the files after it are checked only to be
+# reported (nothing will be written): so that a folder of many costly hostile files is not refused that
+# many times as slowly, the rest of a run is left unchecked once the files refused so far have taken this
+# much processor time together (SECURITY.md).
+MAX_REFUSED_CPU_SECONDS = MAX_VALIDATION_CPU_SECONDS
 
 
 class ValidationSpend:
@@ -172,28 +180,57 @@ def check_instance(instance: Instance) -> None:
 def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list[LoadedTemplate]:
     """Load, cross-check and test-render a set of files; all must pass or nothing is returned.
     ``quizzer validate`` and ``quizzer add`` both come here, so a file is valid exactly when
-    it would be added."""
+    it would be added.  Every broken file is reported, by its first problem: one is raised as
+    itself, several together as :class:`TemplateErrors`, in the order of the files."""
     loaded: list[LoadedTemplate] = []
+    problems: list[TemplateError] = []
     first_file: dict[str, Path] = {}
     bundled = bundled_files()  # a scan of the bundled directory: once, not once per file
-    for path in paths:
-        source = read_template_file(path)
-        template = load_text(source, where=str(path))
-        where = f"{path}: template {template.key!r}"
-        for key in (template.key, *template.part_ids):  # a part's routed ID is as much the file's as its key
-            if key in first_file:
-                raise TemplateError(f"duplicate key: also defined in {first_file[key]}"
-                                    + (f" (as {key!r})" if key != template.key else ""), where=where)
-            first_file[key] = path
+    paths = list(paths)
+    refused_cpu = 0.0  # processor time the refused files took, together
+    for index, path in enumerate(paths):
+        if refused_cpu > MAX_REFUSED_CPU_SECONDS:
+            problems.append(_not_checked(paths[index:], len(problems), refused_cpu))
+            break
+        started = processor_time()
         try:
-            check_not_bundled(template, path, bundled)
-            check_references(template, load_catalog())
-            check_parts(template)
-            check_renders(template, range(seeds))
+            loaded.append(_validate_file(path, seeds, first_file, bundled))
         except TemplateError as exc:
-            raise TemplateError(_strip_where(exc), where=f"{path}: {exc.where}" if exc.where else where) from None
-        loaded.append(LoadedTemplate(template, path, source))
+            problems.append(exc)
+            refused_cpu += processor_time() - started
+    if len(problems) > 1:
+        raise TemplateErrors(problems)
+    if problems:
+        raise problems[0]
     return loaded
+
+
+def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled: dict[str, Path]) -> LoadedTemplate:
+    """One file, checked as far as its first problem (raised, naming file, template and field); its keys
+    are remembered in ``first_file``, so a later file taking one of them is the duplicate."""
+    source = read_template_file(path)
+    template = load_text(source, where=str(path))
+    where = f"{path}: template {template.key!r}"
+    for key in (template.key, *template.part_ids):  # a part's routed ID is as much the file's as its key
+        if key in first_file:
+            raise TemplateError(f"duplicate key: also defined in {first_file[key]}"
+                                + (f" (as {key!r})" if key != template.key else ""), where=where)
+        first_file[key] = path
+    try:
+        check_not_bundled(template, path, bundled)
+        check_references(template, load_catalog())
+        check_parts(template)
+        check_renders(template, range(seeds))
+    except TemplateError as exc:
+        raise TemplateError(_strip_where(exc), where=f"{path}: {exc.where}" if exc.where else where) from None
+    return LoadedTemplate(template, path, source)
+
+
+def _not_checked(rest: list[Path], refused: int, cpu: float) -> TemplateError:
+    more = f" (nor {len(rest) - 1} more file(s) after it)" if len(rest) > 1 else ""
+    return TemplateError(f"not checked{more}: the {refused} file(s) refused so far took {cpu:.1f} s of processor "
+                         f"time together (limit {MAX_REFUSED_CPU_SECONDS:g} s); fix them and validate again",
+                         where=str(rest[0]))
 
 
 def check_not_bundled(template: Template, path: Path, bundled: dict[str, Path]) -> None:
