@@ -66,6 +66,8 @@ class Instance:
     points: float = 1.0  # marks: the template's ``points:`` or its kind's default
     values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     parts: tuple[PartInstance, ...] = ()  # kind 'parts': its steps, asked in order (quizzer.templates.parts)
+    # Which of the template's misconceptions (by index) differ from the answer here; the others were dropped.
+    live_misconceptions: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -130,9 +132,10 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
         answer_text = write_answer(template, answer, choices)
         tolerance = _tolerance(template)
         prompt = run.render(template.prompt, "prompt")
+        wrong_answers, live = _wrong_answers(run, order, tolerance)
         spec = AnswerSpec(
             kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
-            variables=tuple(template.variables), wrong_answers=_wrong_answers(run, order, tolerance),
+            variables=tuple(template.variables), wrong_answers=wrong_answers,
             expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
             precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
             discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
@@ -143,6 +146,7 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
             solution=run.render(template.solution, "solution"), answer=answer,
             answer_text=answer_text, spec=spec, choices=choices, figure=_figure(run),
             mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,
+            live_misconceptions=live,
         )
 
 
@@ -338,8 +342,10 @@ _COERCE = {"number": _as_number, "integer": _as_integer, "vector": _as_array(1),
            "shape": _as_shape, "bool": _as_bool}
 
 
-def _wrong_answers(run: _Run, order: list[int], tolerance: Tolerance) -> tuple[WrongAnswer, ...]:
-    """Each misconception's wrong answer: a computed value, or for choice kinds the option it names."""
+def _wrong_answers(run: _Run, order: list[int], tolerance: Tolerance) -> tuple[tuple[WrongAnswer, ...],
+                                                                              tuple[int, ...]]:
+    """Each misconception's wrong answer (a computed value, or for choice kinds the option it names), and
+    the indices in ``misconceptions`` of those kept (for choice kinds, which name options: none)."""
     template = run.template
     if template.kind in ("choice", "multi"):
         assert template.choices is not None
@@ -348,8 +354,8 @@ def _wrong_answers(run: _Run, order: list[int], tolerance: Tolerance) -> tuple[W
                                                                f"choices.{i}.feedback"))
             for shown, i in enumerate(order)
             if not (choice := template.choices[i]).correct and (choice.misconception or choice.feedback)
-        )
-    wrong = []
+        ), ()
+    wrong, live = [], []
     for i, m in enumerate(template.misconceptions):
         where = f"misconceptions.{i}.answer"
         if template.kind == "order":
@@ -365,7 +371,8 @@ def _wrong_answers(run: _Run, order: list[int], tolerance: Tolerance) -> tuple[W
             continue
         feedback = _feedback(run, m.feedback, m.id, f"misconceptions.{i}.feedback")
         wrong.append(WrongAnswer(m.id, value, feedback))
-    return tuple(wrong)
+        live.append(i)
+    return tuple(wrong), tuple(live)
 
 
 def _displayed_order(template: Template, steps: Any, order: list[int], where: str) -> tuple[int, ...]:

@@ -3,7 +3,8 @@
 A template passes only if, for every seed tried, it renders completely, its answer
 is finite and of its kind's form, and no two misconceptions give the same answer (the
 feedback could not tell them apart).  A misconception that gives the correct answer on a seed
-is dropped for that seed by ``make_instance``: a right answer is never graded as a mistake.
+is dropped for that seed by ``make_instance``: a right answer is never graded as a mistake; one that
+does so on every seed tried is never diagnosed, and is refused.
 
 A set of files is checked like a linter checks: every broken file is reported, each by its first
 problem, and the templates are returned only if none is broken (``quizzer add`` adds all or none).
@@ -69,6 +70,7 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     were rendered."""
     seeds = list(seeds)
     answers: set[str] = set()  # the true/false or choice answers drawn
+    live: dict[str, set[int]] = {}  # per misconceptions list: which ever differed from the answer
     spent = ValidationSpend(template, len(seeds))
     for seed in seeds:
         budget = Budget(fields=spent.fields)
@@ -84,8 +86,11 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
                                 "please report this file to quizzer's maintainers",
                                 where=f"template {template.key!r}") from None
         answers.add(instance.answer_text)
+        for field, indices in _live_misconceptions(instance):
+            live.setdefault(field, set()).update(indices)
         spent.add(budget)
     _check_answer_varies(template, answers, len(seeds))
+    _check_misconceptions_differ(template, live, len(seeds))
     return len(seeds)
 
 
@@ -143,13 +148,40 @@ class ValidationSpend:
         _fail(self.template, costliest, f"too costly to validate: {what}; this field does {share} % of the work")
 
 
+# What is true on every seed tried is judged only over this many seeds or more (``quizzer verify`` and the
+# bundled bank's import render one: a misconception may well give the right answer on seed 0).
+MIN_SEEDS_TO_JUDGE = 20
+
+
 def _check_answer_varies(template: Template, answers: set[str], count: int) -> None:
     """A true/false or single-choice answer that is the same on every seed can be learned by position."""
-    if template.kind not in ("bool", "choice") or template.conceptual or len(answers) > 1 or count < 20:
+    if template.kind not in ("bool", "choice") or template.conceptual or len(answers) > 1 \
+            or count < MIN_SEEDS_TO_JUDGE:
         return
     (answer,) = answers
     _fail(template, "answer", f"the answer is {answer!r} on every one of {count} seeds, so it can be learned by "
           "position: let the numbers decide it, or declare 'conceptual: true' if it is a fact that never varies")
+
+
+def _live_misconceptions(instance: Instance) -> list[tuple[str, tuple[int, ...]]]:
+    """Each list of misconceptions (by field) with the indices of those that differ from the answer here."""
+    return [("misconceptions", instance.live_misconceptions)] + [
+        (f"parts.{i}.misconceptions", part.question.live_misconceptions) for i, part in enumerate(instance.parts)]
+
+
+def _check_misconceptions_differ(template: Template, live: dict[str, set[int]], count: int) -> None:
+    """``make_instance`` drops a misconception on a seed where it gives the correct answer; one that does on
+    every seed is never diagnosed: a learner making that mistake is simply right."""
+    if count < MIN_SEEDS_TO_JUDGE:
+        return
+    lists = [("misconceptions", template.misconceptions)]
+    lists += [(f"parts.{i}.misconceptions", part.misconceptions) for i, part in enumerate(template.parts or ())]
+    for field, misconceptions in lists:
+        for i, misconception in enumerate(misconceptions):
+            if i not in live.get(field, ()):
+                _fail(template, f"{field}.{i}", f"{misconception.id!r} gives the correct answer on every one of the "
+                      f"{count} seeds tried, so it is dropped on each and never diagnosed: compute the answer the "
+                      "mistake gives, or remove it")
 
 
 def check_instance(instance: Instance) -> None:
@@ -173,7 +205,8 @@ def check_instance(instance: Instance) -> None:
         for other in spec.wrong_answers[i + 1:]:
             if np.shape(wrong.value) == np.shape(other.value) and values_match(
                     spec.kind, wrong.value, other.value, spec.tolerance):
-                raise TemplateError(f"field 'misconceptions.{i}' ({wrong.id}): gives the same answer as "
+                field = f"misconceptions.{instance.live_misconceptions[i]}"  # in the file, not among those kept
+                raise TemplateError(f"field {field!r} ({wrong.id}): gives the same answer as "
                                     f"{other.id}, so feedback could not tell them apart")
 
 

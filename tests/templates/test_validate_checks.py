@@ -1,0 +1,99 @@
+"""Checks over a whole file: a misconception that gives the correct answer on every seed tried is refused
+(never diagnosed), and a refusal names the field as the file numbers it."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from quizzer.common.errors import TemplateError
+from quizzer.templates.validate import MIN_SEEDS_TO_JUDGE, validate_files
+from tests.templates.test_validate_files import GOOD
+
+# Right on the seeds that draw B = 3 (dropped there), wrong on the others.
+SOMETIMES_RIGHT = "  - id: heads_add_params\n    answer: 3 * T * T\n"
+ALWAYS_RIGHT = "  - id: rounded_counts_as_exact\n    answer: B * T ** 2\n"
+
+
+
+def listing(*more: str, good: str = GOOD) -> str:
+    """GOOD with more misconceptions listed after its own."""
+    return good.replace("solution:", "".join(more) + "solution:")
+
+
+CHAIN = textwrap.dedent("""\
+    key: practice/lint-chain
+    title: Warm-up steps in two parts
+    week: 2
+    topics: [training_tricks]
+    difficulty: 1
+    source: tests
+    kind: parts
+    params: {n: {int: [2, 9]}}
+    derived: {one: n + 1, two: one * 2}
+    prompt: n is {{ n }}.
+    solution: done
+    parts:
+      - prompt: What is n + 1?
+        answer: one
+        kind: integer
+        misconceptions:
+          - {id: rounded_counts_as_exact, answer: n}
+      - prompt: And twice that?
+        answer: two
+        kind: integer
+        misconceptions:
+          - {id: rounded_counts_as_exact, answer: 2 * n}
+          - {id: heads_add_params, answer: one * 3}
+    """)
+
+
+def refusal(tmp_path: Path, text: str, seeds: int = 40) -> str:
+    path = tmp_path / "t.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TemplateError) as caught:
+        validate_files([path], seeds=seeds)
+    (line,) = caught.value.lines()
+    return line.removeprefix(f"{path}: ")
+
+
+def passes(tmp_path: Path, text: str, seeds: int = 40) -> bool:
+    path = tmp_path / "ok.yaml"
+    path.write_text(text, encoding="utf-8")
+    return len(validate_files([path], seeds=seeds)) == 1
+
+
+def test_a_misconception_right_on_every_seed_is_refused_naming_its_field(tmp_path: Path) -> None:
+    line = refusal(tmp_path, listing(SOMETIMES_RIGHT, ALWAYS_RIGHT))
+    assert line == ("template 'practice/lint-good': field 'misconceptions.2': 'rounded_counts_as_exact' gives the "
+                    "correct answer on every one of the 40 seeds tried, so it is dropped on each and never "
+                    "diagnosed: compute the answer the mistake gives, or remove it")
+
+
+def test_a_misconception_right_on_some_seeds_only_is_kept(tmp_path: Path) -> None:
+    assert passes(tmp_path, listing(SOMETIMES_RIGHT))
+
+
+def test_fewer_seeds_than_can_judge_every_seed_do_not_refuse_it(tmp_path: Path) -> None:
+    """`quizzer verify` and the bundled import render one seed, where many a mistake happens to be right."""
+    assert passes(tmp_path, listing(ALWAYS_RIGHT), seeds=MIN_SEEDS_TO_JUDGE - 1)
+    assert "every one of the 20 seeds" in refusal(tmp_path, listing(ALWAYS_RIGHT), seeds=MIN_SEEDS_TO_JUDGE)
+
+
+def test_a_parts_misconception_right_on_every_seed_is_refused_naming_part_and_index(tmp_path: Path) -> None:
+    assert passes(tmp_path, CHAIN)
+    line = refusal(tmp_path, CHAIN.replace("answer: 2 * n}", "answer: 2 * one}"))  # part (b)'s own answer
+    assert line.startswith("template 'practice/lint-chain': field 'parts.1.misconceptions.0': "
+                           "'rounded_counts_as_exact' gives the correct answer on every one of the 40 seeds tried")
+
+
+def test_two_misconceptions_giving_one_answer_are_named_by_their_index_in_the_file(tmp_path: Path) -> None:
+    """The first is right on every seed and dropped: the clash is the file's 1 and 2, not 0 and 1.  (Under two
+    ids the second would be graded as the first, reported first; one id may be listed twice, as the bank does
+    for the two ways of counting biases that do not exist.)"""
+    clash = "  - id: forgot_biases\n    answer: B * T * 3\n  - id: forgot_biases\n    answer: 3 * T * B\n"
+    line = refusal(tmp_path, listing(clash, good=GOOD.replace("answer: B * T\n", "answer: B * T ** 2\n")))
+    assert line == ("template 'practice/lint-good': seed 0: field 'misconceptions.1' (forgot_biases): gives the "
+                    "same answer as forgot_biases, so feedback could not tell them apart")
