@@ -44,10 +44,18 @@ class LoadedTemplate:
 
 
 def check_references(template: Template, catalog: Catalog) -> None:
-    """Topics, misconception ids and routed keys must exist in the catalogue."""
+    """Topics, misconception ids and routed keys must exist in the catalogue, and the week must be the first
+    topic's."""
     for i, topic in enumerate(template.topics):
         if topic not in catalog.topics:
             _fail(template, f"topics.{i}", f"unknown topic {topic!r}{did_you_mean(topic, catalog.topics)}")
+    # The week is the primary topic's ('list', 'generate' and 'export --week' select by the week): a question
+    # filed under another week would be missing where its topic is taught.  A secondary topic may come from
+    # another week (the bundled Week 2 questions that use Week 1's softmax or encoder parameters).
+    primary = catalog.topics[template.topics[0]]
+    if template.week != primary.week:
+        _fail(template, "week", f"week {template.week} is not the week of its first topic {primary.id!r}, "
+              f"which data/topics.yaml puts in week {primary.week}")
     used = [(f"misconceptions.{i}.id", m.id) for i, m in enumerate(template.misconceptions)]
     used += [(f"parts.{i}.misconceptions.{j}.id", m.id) for i, part in enumerate(template.parts or ())
              for j, m in enumerate(part.misconceptions)]

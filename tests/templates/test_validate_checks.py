@@ -1,5 +1,6 @@
 """Checks over a whole file: a misconception that gives the correct answer on every seed tried is refused
-(never diagnosed), and a refusal names the field as the file numbers it."""
+(never diagnosed), a template's week must be its first topic's, and a refusal names the field as the
+file numbers it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from quizzer.common.errors import TemplateError
+from quizzer.templates.catalog import load_catalog
 from quizzer.templates.validate import MIN_SEEDS_TO_JUDGE, validate_files
+from tests.bundled_templates import bundled
 from tests.templates.test_validate_files import GOOD
 
 # Right on the seeds that draw B = 3 (dropped there), wrong on the others.
@@ -97,3 +100,22 @@ def test_two_misconceptions_giving_one_answer_are_named_by_their_index_in_the_fi
     line = refusal(tmp_path, listing(clash, good=GOOD.replace("answer: B * T\n", "answer: B * T ** 2\n")))
     assert line == ("template 'practice/lint-good': seed 0: field 'misconceptions.1' (forgot_biases): gives the "
                     "same answer as forgot_biases, so feedback could not tell them apart")
+
+
+def test_the_week_must_be_the_first_topics(tmp_path: Path) -> None:
+    line = refusal(tmp_path, GOOD.replace("week: 1\n", "week: 2\n"))
+    assert line == ("template 'practice/lint-good': field 'week': week 2 is not the week of its first topic "
+                    "'scaled_dot_product_attention', which data/topics.yaml puts in week 1")
+
+
+def test_a_secondary_topic_may_come_from_another_week(tmp_path: Path) -> None:
+    assert load_catalog().topics["training_tricks"].week == 2
+    assert passes(tmp_path, GOOD.replace("topics: [scaled_dot_product_attention]",
+                                         "topics: [scaled_dot_product_attention, training_tricks]"))
+
+
+def test_every_bundled_template_is_filed_under_its_first_topics_week() -> None:
+    topics = load_catalog().topics
+    assert all(t.week == topics[t.topics[0]].week for t in bundled().values())
+    # and the bank does use secondary topics of another week, which the check leaves alone
+    assert any(topics[topic].week != t.week for t in bundled().values() for topic in t.topics[1:])
