@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -89,6 +90,10 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
         return
     from quizzer.text.mathtext import render_math
 
+    if template.kind == "text":  # a recall card: the learner's own rating, then the model answer to compare with
+        print(f"RATED {verdict.answered.upper()} (score {verdict.score:g}) — {verdict.feedback}.\n\nModel answer:\n")
+        print(textwrap.indent(render_math(verdict.expected).strip("\n"), "  "))
+        return
     print(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
           f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
     if verdict.note:

@@ -239,3 +239,14 @@ def test_add_refuses_to_replace_a_bundled_question(tmp_path: Path) -> None:
         assert "a key of its own" in err and len(err.strip().splitlines()) == 1
     _, shown, _ = run("show", "practice/warmup-rate")
     assert "(mine)" not in shown
+
+
+def test_grading_a_recall_card_prints_the_rating_then_the_model_answer() -> None:
+    """A recall card is rated, not marked: the rating, then the model answer as a block of its own
+    (it was run into 'you answered good; expected …' with a stray full stop after it)."""
+    code, out, err = run("grade", "practice/qkv-recall", "--seed", "1", "--answer", "3", "--dry-run")
+    assert (code, err) == (0, "")
+    first, blank, heading, *answer = out.rstrip("\n").split("\n")
+    assert (first, blank, heading) == ("RATED GOOD (score 1) — well done.", "", "Model answer:")
+    assert "Q = XW^Q" in out and "you answered" not in out and answer[-1].strip() != "."
+    assert all(line.startswith("  ") or not line for line in answer)
