@@ -8,7 +8,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
@@ -84,11 +84,10 @@ class DashboardScreen(Screen[None]):
         yield Header()
         yield Static("Loading your bank…", id="summary")
         with Horizontal(id="dashboard"):
-            with Vertical(id="topics-pane"):
-                yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
-                yield Static("", id="topic-detail")
-            with Vertical(id="papers-pane"):
-                yield DataTable(id="papers", cursor_type="row", zebra_stripes=True)
+            yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
+            yield DataTable(id="papers", cursor_type="row", zebra_stripes=True)
+        # Under both tables, the whole width: at 80 columns the mistakes need it.
+        yield Static("", id="topic-detail")
         yield SteadyFooter()
 
     def on_mount(self) -> None:
