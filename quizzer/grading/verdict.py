@@ -262,12 +262,19 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
     expected = _expected_value(spec)
     if values_match(spec.kind, got, expected, spec.tolerance):
         return _correct(spec, digits, list(np.ravel(expected)))
-    try:  # unreadable unless it names a mistake (say, a transpose): see _name_mistake
+    try:  # unreadable unless it names a mistake: see _name_mistake
         if spec.kind == "vector":
             check_length(got, len(expected))
         else:
             check_shape(got, expected.shape)
     except AnswerFormatError as exc:
+        if spec.kind == "matrix" and got.shape == expected.shape[::-1] and values_match(
+                spec.kind, got.T, expected, spec.tolerance):
+            # Worked out, in the wrong orientation (K Qᵀ for Q Kᵀ): a wrong answer, as a transposed
+            # square matrix is, not an unreadable one.
+            rows, cols = expected.shape
+            return _Outcome("incorrect", 0.0, f"this is the answer transposed: its rows are the answer's columns "
+                            f"(the answer is {rows}×{cols})")
         return _Outcome("invalid", 0.0, str(exc))
     right = elementwise(spec.tolerance, got, expected)
     discrete = is_discrete(expected)  # whole-number answers are exact: there is no precision to fall short of

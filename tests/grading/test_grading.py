@@ -216,6 +216,7 @@ MATRIX = AnswerSpec(
     ("1 2 3; 4 5 7", "partial", 5 / 6, "entry (2, 3) is off"),
     ("1 0 3; 0 5 6", "partial", 4 / 6, "entries (1, 2) and (2, 1) are off"),
     ("1 2; 3 4", "invalid", 0.0, "expected a 2×3 matrix, got 2×2"),
+    ("1 4; 2 5; 3 7", "invalid", 0.0, "expected a 2×3 matrix, got 3×2"),  # of the other shape, but not the answer
     ("1 2 3; 4 5", "invalid", 0.0, "row 2 has 2 numbers, row 1 has 3"),
 ])
 def test_matrix_grading(response: str, verdict: str, score: float, feedback: str) -> None:
@@ -223,6 +224,14 @@ def test_matrix_grading(response: str, verdict: str, score: float, feedback: str
     assert (result.verdict, result.feedback) == (verdict, feedback)
     assert result.score == pytest.approx(score)
 
+
+def test_a_transposed_answer_is_wrong_and_named_so_even_when_no_mistake_lists_it() -> None:
+    """Worked out in the wrong orientation: wrong (and recorded), like a transposed square matrix, not
+    unreadable (which a learner may simply retype); a listed mistake of that shape still names itself."""
+    result = grade(AnswerSpec("matrix", [[1, 2, 3], [4, 5, 6]]), "[[1, 4], [2, 5], [3, 6]]")
+    assert (result.verdict, result.score, result.misconception) == ("incorrect", 0.0, None)
+    assert result.feedback == "this is the answer transposed: its rows are the answer's columns (the answer is 2×3)"
+    assert grade(MATRIX, "[[1, 4], [2, 5], [3, 6]]").feedback == "Rows are tokens."
 
 def test_many_wrong_entries_are_summarised() -> None:
     spec = AnswerSpec("vector", np.arange(10.0))
