@@ -286,14 +286,41 @@ _BY = re.compile(r"\s*×\s*|\s+[xX]\s+|(?<=[0-9])[xX](?=[0-9])")
 Dim = int | str
 
 
+# "Q: [B, T, 64]", "scores.shape = (2, 4)": the name of what the shape is of, before it.
+_SHAPE_LABEL = re.compile(r"[A-Za-z_][\w.]*\s*[:=]\s*(?=[(\[])")
+
+
 def parse_shape(text: str) -> tuple[Dim, ...]:
-    """A tensor shape: ``[B, T, 64]``, ``(2, 4, 3, 5)``, ``2x4x3x5``, ``B x T x d_model``."""
-    inner = strip_outer(_unwrap(clean(text)))
+    """A tensor shape: ``[B, T, 64]``, ``(2, 4, 3, 5)``, ``2x4x3x5``, ``B x T x d_model``, ``Q: [B, T, 64]``."""
+    typed = _unwrap(_SHAPE_LABEL.sub("", clean(text)))
+    groups, between = _bracketed_groups(typed)
+    if len(groups) > 1 and not re.sub(r"[\s,;]", "", between):  # "[2, 5] [2, 4]", not "(T+1) x d"
+        raise AnswerFormatError(f"give one shape: this has {len(groups)} ({' and '.join(groups)})")
+    inner = strip_outer(typed)
     parts = _dim_texts(inner)
     for position, part in enumerate(parts, start=1):
         if not part.strip():
             raise AnswerFormatError(f"dimension {position} is empty")
     return tuple(read_dim(part, position) for position, part in enumerate(parts, start=1))
+
+
+def _bracketed_groups(text: str) -> tuple[list[str], str]:
+    """The bracketed groups of ``text`` that no bracket encloses (``[2, 5] [2, 4]`` has two), and the
+    text outside them."""
+    groups: list[str] = []
+    outside: list[str] = []
+    depth = start = 0
+    for index, ch in enumerate(text):
+        if ch in OPENING:
+            start = index if depth == 0 else start
+            depth += 1
+        elif ch in ")]}" and depth:
+            depth -= 1
+            if depth == 0:
+                groups.append(text[start:index + 1])
+        elif depth == 0:
+            outside.append(ch)
+    return groups, "".join(outside)
 
 
 def _dim_texts(inner: str) -> list[str]:

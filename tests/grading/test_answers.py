@@ -304,6 +304,8 @@ SHAPE_FORMS = [
     _case("torch.Size([2, 3])", (2, 3)),
     _case("(2,)", (2,)),
     _case("()", ()),
+    _case("Q: [B, T, 64]", ("B", "T", 64), "named-with-a-colon"),
+    _case("scores.shape = (2, 4)", (2, 4), "named-with-equals"),
 ]
 
 
@@ -320,6 +322,8 @@ def test_shape_forms(text: str, value: tuple[object, ...]) -> None:
     ("[2, -1]", "dimension 2 must be a whole number ≥ 0 or a name"),
     ("[2.5]", "dimension 1 must be a whole number ≥ 0 or a name"),
     ("[h**]", "could not read dimension 1 'h**'"),
+    ("[2, 5, 16] [2, 5, 4]", "give one shape: this has 2 ([2, 5, 16] and [2, 5, 4])"),
+    ("Q: [B, T, 64], K: [B, T, 64]", "give one shape: this has 2 ([B, T, 64] and [B, T, 64])"),
 ])
 def test_shape_rejections(text: str, message: str) -> None:
     with pytest.raises(AnswerFormatError) as caught:
