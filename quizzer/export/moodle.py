@@ -240,7 +240,8 @@ _DRAG = "\n\n*In Moodle:* the steps have no letters here: drag them into the ord
 
 _ALL_OR_NOTHING = ("\n\n*In Moodle:* only the exact order earns the marks; any other order scores 0. "
                    "`quizzer grade` gives partial credit by pairs of steps — (pairs in the right order − pairs "
-                   "inverted) / all pairs, at least 0 — which Moodle's ordering question cannot compute, and each of "
+                   "inverted) / all pairs, at least 0, and 0 when a pair the question examines is inverted — which "
+                   "Moodle's ordering question cannot compute, and each of "
                    "its partial-credit rules would pay some wrong orders more than that.")
 
 _TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as written above, so an equal "

@@ -114,8 +114,8 @@ _IN_CANVAS = {  # what Canvas grades differently from quizzer, for the feedback
                    "expression written differently is marked wrong here; `quizzer grade` checks equivalence."),
     "order": ("\n\n*In Canvas:* only the exact order, typed as letters (`c a d b`, `cadb` or `c, a, d, b`), "
               "earns the marks; any other order scores 0. `quizzer grade` gives partial credit by pairs of "
-              "steps — (pairs in the right order − pairs inverted) / all pairs, at least 0 — which Canvas "
-              "cannot compute."),
+              "steps — (pairs in the right order − pairs inverted) / all pairs, at least 0, and 0 when a pair "
+              "the question examines is inverted — which Canvas cannot compute."),
 }
 
 

@@ -10,7 +10,10 @@ answer puts in the right relative order (R) and those it inverts (W); the score 
 max(0, (R − W) / (R + W)), Kendall's τ floored at 0 — the select-all rule (right picks minus
 wrong picks) applied to pairs.  The exact order scores 1; one adjacent swap in n steps loses
 4/(n(n−1)) (0.87 for six steps); the reversed order, and every order that is at least as wrong
-as right, scores 0.  The steps are displayed in an order that is itself at least as wrong as
+as right, scores 0.  A template may name the relations it examines (``must_precede``: step a before
+step b, say "the mask before the softmax"): an order that inverts one of them scores 0, however many
+other pairs it has right — one adjacent swap of eight steps would otherwise keep 0.93 for the very
+mistake the question asks about.  The steps are displayed in an order that is itself at least as wrong as
 right, so typing the letters as shown earns nothing.  Written here by hand: it is a dozen lines,
 and SciPy's ``kendalltau`` would make grading import SciPy.
 """
@@ -72,6 +75,14 @@ def order_score(got: Sequence[int], expected: Sequence[int]) -> float:
     """max(0, (right pairs − inverted pairs) / all pairs): 1 for the exact order, 0 reversed."""
     right, wrong = pair_counts(got, expected)
     return max(0.0, (right - wrong) / (right + wrong))
+
+
+def examined_pair_inverted(got: Sequence[int], expected: Sequence[int],
+                           must_precede: Sequence[tuple[int, int]]) -> tuple[int, int] | None:
+    """The first pair of ``must_precede`` — step numbers (a, b), 1-based in the right order, a before
+    b — that ``got`` puts the other way round; None when it keeps them all."""
+    place = {step: index for index, step in enumerate(got)}
+    return next(((a, b) for a, b in must_precede if place[expected[a - 1]] > place[expected[b - 1]]), None)
 
 
 def order_feedback(got: Sequence[int], expected: Sequence[int]) -> str:

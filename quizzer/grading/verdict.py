@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
-from quizzer.grading.describe import describe
+from quizzer.grading.describe import describe, option_letter
 from quizzer.grading.digits import typed_digits
 from quizzer.grading.expr import ExprError
 from quizzer.grading.hints import expression_hint, fewer_digits_hint, number_hint, positions_off, precision_hint
@@ -37,7 +37,7 @@ from quizzer.grading.match import (
     single_option,
     values_match,
 )
-from quizzer.grading.ordering import order_feedback, order_score
+from quizzer.grading.ordering import examined_pair_inverted, order_feedback, order_score
 from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression
 from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, short_of_precision
@@ -51,7 +51,8 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 # 3: wrong answers matching no listed misconception may be named by a discovered engine slip.
 # 4: a number right to the digits it gives but short of the precision the prompt asks earns
 #    PRECISION_CREDIT (each such entry of a vector or matrix half an entry), named as no mistake.
-RULES_VERSION = 4
+# 5: an order that inverts a pair of steps its question examines (the template's must_precede) scores 0.
+RULES_VERSION = 5
 PRECISION_CREDIT = 0.5
 
 
@@ -78,6 +79,7 @@ class AnswerSpec:
     expected_text: str | None = None       # how the question displays its answer, when it decides that itself
     precision: Precision | None = None     # number/vector/matrix: what the prompt asks ("to 4 decimal places")
     sizes: Mapping[str, int] = field(default_factory=dict)  # shape kind: the question's named sizes (T = 31)
+    must_precede: tuple[tuple[int, int], ...] = ()  # order kind: examined pairs of step numbers (see ordering)
     # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
     # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
     discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = field(default=None, compare=False, repr=False)
@@ -347,8 +349,14 @@ def _grade_multi(spec: AnswerSpec, got: frozenset[int]) -> _Outcome:
 def _grade_order(spec: AnswerSpec, got: tuple[int, ...]) -> _Outcome:
     if tuple(got) == tuple(spec.expected):
         return _CORRECT
+    feedback = order_feedback(got, spec.expected)
+    inverted = examined_pair_inverted(got, spec.expected, spec.must_precede)
+    if inverted is not None:
+        before, after = (option_letter(spec.expected[step - 1]) for step in inverted)
+        return _Outcome("incorrect", 0.0, f"step {before} must come before step {after}, the order this question "
+                        f"examines; {feedback}")
     score = order_score(got, spec.expected)  # pairs right minus pairs inverted: see quizzer.grading.ordering
-    return _Outcome("partial" if score > 0 else "incorrect", score, order_feedback(got, spec.expected))
+    return _Outcome("partial" if score > 0 else "incorrect", score, feedback)
 
 
 def _letters(indices: Sequence[int]) -> str:

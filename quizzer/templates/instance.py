@@ -137,6 +137,7 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
             kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
             variables=tuple(template.variables), wrong_answers=wrong_answers,
             expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
+            must_precede=tuple((before, after) for before, after in template.must_precede),
             precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
             discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
         )

@@ -240,6 +240,11 @@ class Template(_Strict, kw_only=True, frozen=True):
     # kind 'order': the steps in their right order (shown shuffled, each with a letter).
     items: Annotated[list[Annotated[str, Meta(min_length=1, max_length=2000)]],
                      Meta(min_length=3, max_length=12)] | None = None
+    # kind 'order': the relations the question examines, as pairs [a, b] of step numbers (1-based, as in
+    # 'items' and in a misconception's order): an answer that puts step b before step a scores 0, however
+    # many other pairs it has right (quizzer.grading.ordering).
+    must_precede: Annotated[list[Annotated[list[int], Meta(min_length=2, max_length=2)]],
+                            Meta(max_length=20)] = field(default_factory=list)
     shuffle: bool = True
     # The answer does not depend on the numbers drawn (a true/false fact, say): the validator then
     # allows a true/false or choice answer that is the same on every seed.
@@ -305,6 +310,11 @@ class Template(_Strict, kw_only=True, frozen=True):
                                  "(no 'answer', no 'choices')")
             if not self.shuffle:
                 raise ValueError("kind 'order' always shows its steps shuffled: remove 'shuffle: false'")
+            for index, (before, after) in enumerate(self.must_precede):
+                if not 1 <= before < after <= len(self.items):
+                    raise FieldProblem(f"[{before}, {after}] is not a pair of steps in their right order: give "
+                                       f"[a, b] with 1 ≤ a < b ≤ {len(self.items)} (the steps are numbered as "
+                                       "listed under 'items', in their right order)", "must_precede", str(index))
         else:
             if has_choices:
                 raise ValueError(f"'choices' is only for kinds 'choice' and 'multi', not {self.kind!r}")
@@ -314,6 +324,8 @@ class Template(_Strict, kw_only=True, frozen=True):
             raise ValueError("kind 'expression' needs 'answer' as an expression in typed syntax, e.g. '4*d^2 + 2*d*f'")
         if self.items is not None and self.kind != "order":
             raise ValueError(f"'items' is only for kind 'order', not {self.kind!r}")
+        if self.must_precede and self.kind != "order":
+            raise FieldProblem(f"'must_precede' is only for kind 'order', not {self.kind!r}", "must_precede")
         if self.variables and self.kind != "expression":
             raise ValueError("'variables' is only for kind 'expression'")
         if self.kind == "text" and self.misconceptions:

@@ -75,3 +75,43 @@ def test_parse_reads_letters_as_displayed_positions() -> None:
     assert parse_order("c a b", ("x", "y", "z")) == (2, 0, 1)
     with pytest.raises(AnswerFormatError):
         parse_order("c a", ("x", "y", "z"))
+
+
+# --------------------------------------------------------- the relations a question examines
+
+EXAMINED = AnswerSpec(kind="order", expected=EXPECTED, options=STEPS, must_precede=((3, 4),))  # mask, softmax
+
+
+def test_an_order_inverting_an_examined_pair_scores_0_however_much_else_is_right() -> None:
+    """One adjacent swap of the mask and the softmax keeps 14 of 15 pairs: 0.87 by pairs alone, 0 when the
+    question examines exactly that relation; a swap of two other steps keeps its pairs' score."""
+    swapped = grade(EXAMINED, "d a b f e c")  # the softmax (b) before the mask (f)
+    by_pairs = grade(AnswerSpec(kind="order", expected=EXPECTED, options=STEPS), "d a b f e c").score
+    assert by_pairs == pytest.approx(kendall_floor((3, 0, 1, 5, 4, 2), EXPECTED)) and by_pairs > 0.7
+    assert (swapped.verdict, swapped.score) == ("incorrect", 0.0)
+    assert swapped.feedback.startswith("step f must come before step b, the order this question examines; ")
+    other = grade(EXAMINED, "a d f b e c")  # the embedding and the scores swapped
+    assert (other.verdict, other.score) == ("partial", pytest.approx(kendall_floor((0, 3, 5, 1, 4, 2), EXPECTED)))
+    assert grade(EXAMINED, "d a f b e c").verdict == "correct"
+
+
+def test_every_order_keeping_the_examined_pairs_scores_by_pairs() -> None:
+    spec = AnswerSpec(kind="order", expected=(2, 0, 4, 1, 3), options=tuple("vwxyz"), must_precede=((1, 2), (4, 5)))
+    for got in itertools.permutations(range(5)):
+        place = {step: i for i, step in enumerate(got)}
+        kept = place[2] < place[0] and place[1] < place[3]
+        assert grade(spec, letters(got)).score == pytest.approx(kendall_floor(got, spec.expected) if kept else 0.0)
+
+
+def test_every_listed_mistake_of_a_bundled_ordering_question_inverts_an_examined_pair() -> None:
+    """So none keeps most of the marks (one adjacent swap of eight steps would keep 0.93)."""
+    from tests.bundled_templates import bundled, instance
+
+    ordering = [key for key, template in bundled().items() if template.kind == "order"]
+    assert len(ordering) >= 3
+    for key in ordering:
+        for seed in (0, 1, 2):
+            question = instance(key, seed)
+            for mistake in question.mistakes:
+                verdict = grade(question.spec, mistake.answer_text)
+                assert (verdict.score, verdict.misconception) == (0.0, mistake.id), (key, seed, mistake.id)

@@ -35,6 +35,11 @@ def test_each_listed_mistake_is_graded_back_as_itself() -> None:
 @pytest.mark.parametrize(("change", "message"), [
     ({"items": None}, "items"), ({"answer": "1"}, "items"), ({"shuffle": False}, "shuffled"),
     ({"kind": "choice", "choices": [{"text": "a", "correct": True}, {"text": "b"}]}, "only for kind 'order'"),
+    ({"must_precede": [[3, 2]]}, r"\[3, 2\] is not a pair of steps in their right order"),
+    ({"must_precede": [[1, 5]]}, r"1 ≤ a < b ≤ 4"),
+    ({"must_precede": [[1, 2, 3]]}, "must_precede"),
+    ({"kind": "number", "answer": "1", "items": None, "must_precede": [[1, 2]]},
+     "'must_precede' is only for kind 'order', not 'number'"),
 ])
 def test_schema_rejects_a_malformed_ordering_template(change: dict[str, object], message: str) -> None:
     with pytest.raises(msgspec.ValidationError, match=message):
