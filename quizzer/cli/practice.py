@@ -88,16 +88,16 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
     if as_json:
         print(json.dumps(verdict.to_json(key, seed, recorded=not dry_run), indent=2, ensure_ascii=False))
         return
-    from quizzer.text.mathtext import render_math
+    from quizzer.text.mathtext import terminal_text
 
     if template.kind == "text":  # a recall card: the learner's own rating, then the model answer to compare with
         print(f"RATED {verdict.answered.upper()} (score {verdict.score:g}) — {verdict.feedback}.\n\nModel answer:\n")
-        print(textwrap.indent(render_math(verdict.expected).strip("\n"), "  "))
+        print(textwrap.indent(terminal_text(verdict.expected).strip("\n"), "  "))
         return
     print(f"{verdict.verdict.upper()} (score {verdict.score:g}) — "
-          f"you answered {render_math(verdict.answered)}; expected {render_math(verdict.expected)}.")
+          f"you answered {terminal_text(verdict.answered)}; expected {terminal_text(verdict.expected)}.")
     if verdict.note:
-        print(render_math(verdict.note))
+        print(terminal_text(verdict.note))
 
 
 def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, profile: str, dry_run: bool,
@@ -169,14 +169,14 @@ def _print_parts(result: dict[str, Any], verdicts: Sequence[PartVerdict], *, as_
     if as_json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return
-    from quizzer.text.mathtext import render_math
+    from quizzer.text.mathtext import terminal_text
 
     for part in verdicts:
         verdict, carried = part.verdict, " (right on your value)" if part.carried_forward else ""
         print(f"({part.label}) {verdict.verdict.upper()}{carried} (score {verdict.score:g}) — you answered "
-              f"{render_math(verdict.reading or '')}; expected {render_math(verdict.expected)}.")
+              f"{terminal_text(verdict.reading or '')}; expected {terminal_text(verdict.expected)}.")
         if verdict.note:
-            print(f"    {render_math(verdict.note)}")
+            print(f"    {terminal_text(verdict.note)}")
     print(f"{result['verdict'].upper()}: {result['earned']:g} of {result['points']:g} marks.")
 
 

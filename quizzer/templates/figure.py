@@ -18,7 +18,7 @@ import numpy as np
 
 from quizzer.templates.functions import show
 from quizzer.templates.schema import FigureSpec, Labels
-from quizzer.text.mathtext import render_math
+from quizzer.text.mathtext import terminal_text
 
 MAX_SIDE = 64  # rows, columns or bars of one figure: beyond this no number in a cell is readable
 MAX_POINTS = 2000  # points per curve
@@ -187,7 +187,7 @@ def contrast_ink(rgb: tuple[float, ...]) -> str:
 def plain_text(text: str) -> str:
     """A figure text's Markdown and $…$ math as plain Unicode: a picture shows text, not markup.
     Only bold and code marks are dropped: a single * or _ can be real text."""
-    return render_math(text).replace("**", "").replace("`", "").strip() if text else ""
+    return terminal_text(text).replace("`", "").strip() if text else ""
 
 
 def _matrix(value: Any) -> np.ndarray:

@@ -6,13 +6,14 @@ import json
 from collections.abc import Sequence
 
 from quizzer.templates.instance import Instance
-from quizzer.text.mathtext import render_math
+from quizzer.text.mathtext import terminal_text
 
 
 def render_instance(instance: Instance, *, fmt: str = "text", solutions: bool = False,
                     number: int | None = None) -> str:
-    """One question as ``text`` (math converted to Unicode) or ``md`` (GitHub Markdown with ``$…$`` math)."""
-    math = render_math if fmt == "text" else _identity
+    """One question as ``text`` (math converted to Unicode, bold marks dropped) or ``md`` (GitHub Markdown
+    with ``$…$`` math)."""
+    math = terminal_text if fmt == "text" else _identity
     label = f"{number}. " if number is not None else ""
     if fmt == "md":
         lines = [f"### {label}{instance.title}", "", f"`{instance.key}` · seed {instance.seed}", ""]

@@ -29,7 +29,7 @@ from functools import lru_cache
 
 from quizzer.text.parser import TooDeep, render_expression
 
-__all__ = ["code_span", "latex_to_unicode", "render_math"]
+__all__ = ["code_span", "latex_to_unicode", "render_math", "terminal_text"]
 
 _RELATION = re.compile(r"\s*([=≈≤≥≠→∈×])\s*")
 _MARKUP = re.compile(r"[\\^_{}'~&]")
@@ -105,6 +105,24 @@ def render_math(markdown: str, *, fenced: bool = False) -> str:
     if "$" not in markdown:
         return markdown
     return _MARKDOWN.sub(lambda m: _replace(m, fenced), markdown)
+
+
+_CODE = re.compile(r"^[ ]{0,3}(`{3,}|~{3,}).*?(?:^[ ]{0,3}\1[`~]*[ \t]*$|\Z)|(`+).+?(?<!`)\2(?!`)",
+                   re.MULTILINE | re.DOTALL)
+_BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*", re.DOTALL)
+
+
+def terminal_text(markdown: str) -> str:
+    """Markdown for a plain terminal: maths as Unicode (``render_math``) and ``**bold**`` marks dropped,
+    outside code, where ``x ** 2`` is code; code spans keep their backticks, the terminal's convention."""
+    text = render_math(markdown)
+    if "**" not in text:
+        return text
+    pieces, end = [], 0
+    for code in _CODE.finditer(text):
+        pieces += [_BOLD.sub(r"\1", text[end:code.start()]), code.group()]
+        end = code.end()
+    return "".join(pieces) + _BOLD.sub(r"\1", text[end:])
 
 
 def code_span(text: str) -> str:

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quizzer.text import mathtext
-from quizzer.text.mathtext import latex_to_unicode, render_math
+from quizzer.text.mathtext import latex_to_unicode, render_math, terminal_text
 
 # (id, LaTeX, expected Unicode); every expectation was checked by eye.
 INLINE = [
@@ -481,3 +481,14 @@ compute ∑ᵢ₌₁^V qᵢ.
 
 def test_question_end_to_end() -> None:
     assert render_math(QUESTION) == RENDERED_QUESTION
+
+
+@pytest.mark.parametrize(("markdown", "expected"), [
+    ("act on the **scores, before** the softmax", "act on the scores, before the softmax"),
+    ("**$\\sqrt{d_k}$**, not $d_k$", "√dₖ, not dₖ"),
+    ("`x ** 2` and `**kwargs`", "`x ** 2` and `**kwargs`"),  # code keeps its stars
+    ("```\n**a**\n```\n**b** and 2 ** 3", "```\n**a**\n```\nb and 2 ** 3"),  # a lone ** is not bold
+    ("a *single* star", "a *single* star"),
+])
+def test_terminal_text_drops_bold_marks_outside_code(markdown: str, expected: str) -> None:
+    assert terminal_text(markdown) == expected
