@@ -331,10 +331,25 @@ def _dim_texts(inner: str) -> list[str]:
     if len(parts) > 1:
         if not parts[-1].strip():
             parts.pop()  # (2,) is a one-dimensional shape
-        return parts
+        return _thousands_joined(parts)
     if _BY.search(inner):
         return _BY.split(inner)
     return _split_on_spaces(inner)
+
+
+def _thousands_joined(parts: list[str]) -> list[str]:
+    """Dimensions split at ", " whose number is written 35,000: a comma with no space after it, between a
+    digit and three digits, groups thousands when the shape's other commas are followed by spaces
+    ([50, 35, 35,000]); in [512,512] every comma separates dimensions."""
+    if not any(part.startswith(" ") for part in parts[1:]):
+        return parts
+    joined = [parts[0]]
+    for part in parts[1:]:
+        if re.fullmatch(r"[0-9]{3}", part) and re.search(r"[0-9]$", joined[-1]):
+            joined[-1] += part
+        else:
+            joined.append(part)
+    return joined
 
 
 def read_dim(text: str, position: int = 1) -> Dim:

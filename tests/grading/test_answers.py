@@ -306,6 +306,8 @@ SHAPE_FORMS = [
     _case("()", ()),
     _case("Q: [B, T, 64]", ("B", "T", 64), "named-with-a-colon"),
     _case("scores.shape = (2, 4)", (2, 4), "named-with-equals"),
+    _case("[50, 35, 35,000]", (50, 35, 35000), "thousands-grouped-as-the-prompt-writes-them"),
+    _case("[512,512]", (512, 512), "unspaced-commas-separate-dimensions"),
 ]
 
 
