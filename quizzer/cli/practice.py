@@ -172,8 +172,8 @@ def _print_parts(result: dict[str, Any], verdicts: Sequence[PartVerdict], *, as_
     from quizzer.text.mathtext import terminal_text
 
     for part in verdicts:
-        verdict, carried = part.verdict, " (right on your value)" if part.carried_forward else ""
-        print(f"({part.label}) {verdict.verdict.upper()}{carried} (score {verdict.score:g}) — you answered "
+        verdict, carried = part.verdict, f" ({part.on_their_value})" if part.carried_forward else ""
+        print(f"({part.label}) {verdict.verdict.upper()}{carried} (score {verdict.score:.3g}) — you answered "
               f"{terminal_text(verdict.reading or '')}; expected {terminal_text(verdict.expected)}.")
         if verdict.note:
             print(f"    {terminal_text(verdict.note)}")

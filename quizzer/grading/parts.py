@@ -18,6 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
+from quizzer.grading.describe import describe
 from quizzer.grading.expr import ExprError
 from quizzer.grading.parse import parse
 from quizzer.grading.typed import AnswerFormatError
@@ -48,6 +51,14 @@ class PartVerdict:
     label: str
     verdict: Verdict
     carried_forward: bool = False
+
+    @property
+    def on_their_value(self) -> str:
+        """"right on your value" (or "partly right on …" when it earns part of the marks even so); "" when
+        the part was graded on the true values."""
+        if not self.carried_forward:
+            return ""
+        return "right on your value" if self.verdict.verdict == "correct" else "partly right on your value"
 
     def to_json(self) -> dict[str, Any]:
         v = self.verdict
@@ -94,13 +105,31 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
     named = [f"({label})" for label in labels]
     parts = (f"your answer to part {named[0]}" if len(named) == 1
              else f"your answers to parts {', '.join(named[:-1])} and {named[-1]}")
-    credit = "full credit" if step.follow_through == 1 else f"{step.follow_through:.0%} credit"
-    feedback = (f"Right on your value: from {parts}, this part is {expected_text(theirs)}, "
-                f"and that is what you found (error carried forward: {credit}). With the right values it is "
-                f"{verdict.expected}.")
+    if again.verdict == "correct":
+        credit = "full credit" if step.follow_through == 1 else f"{step.follow_through:.0%} credit"
+        found = f"Right on your value: from {parts}, this part is {_as_asked(theirs)}, and that is what you found"
+    else:  # right on their value only in part (short of the precision asked, some entries off)
+        credit = f"{score:.0%} credit"
+        found = (f"Partly right on your value: from {parts}, this part is {_as_asked(theirs)}; against that, "
+                 f"{again.feedback}")
+    feedback = f"{found} (error carried forward: {credit}). With the right values it is {verdict.expected}."
     outcome = "correct" if score >= 1 else "partial"
     return PartVerdict(step.label, replace(verdict, verdict=outcome, score=score, feedback=feedback,
                                            misconception=None), carried_forward=True)
+
+
+def _as_asked(spec: AnswerSpec) -> str:
+    """The expected value to the digits the prompt asks for (10.224 for "to 3 decimal places", not the
+    4 significant figures of 10.22), so that it reads as what the learner was to type."""
+    asked = spec.precision
+    if asked is None or spec.kind not in ("number", "vector", "matrix"):
+        return expected_text(spec)
+    values = np.asarray(spec.expected, dtype=float)
+    if asked.unit == "decimals":
+        rounded = np.round(values, asked.digits)
+    else:
+        rounded = np.vectorize(lambda value: float(f"{value:.{asked.digits}g}"))(values)
+    return describe(spec.kind, float(rounded) if spec.kind == "number" else rounded, digits=15)
 
 
 def _read(spec: AnswerSpec, response: str) -> Any:

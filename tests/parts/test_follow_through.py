@@ -146,3 +146,24 @@ def test_a_top_level_tolerance_is_refused_with_parts() -> None:
     with pytest.raises(TemplateError, match="'tolerance' in each part"):
         load_text(_chain("""  - {prompt: one?, answer: one, kind: integer}
   - {prompt: two?, answer: two, kind: integer}""") + "tolerance: {abs: 0.002}\n", where="test")
+
+
+def test_a_part_only_partly_right_on_the_learners_value_says_so() -> None:
+    """Q275 (b) on a wrong (a): 10.2 is the learner's own loss, 10.224, to 1 decimal where 3 are asked.
+    It earns the precision credit on that value, and the feedback says so, showing the value to the 3
+    decimals asked; it once claimed "that is what you found (full credit)" beside a score of 0.5 and
+    showed 10.22."""
+    item = instance("2024T3_Q1_NA Q275", 2)
+    mine = "0.11 0.03 0.11 0.10"  # each row read at the token it received
+    theirs = -np.sum(np.log([0.11, 0.03, 0.11, 0.10]))
+    assert round(theirs, 3) == 10.224
+    _, short = grade_instance(item, [mine, "10.2"])
+    assert (short.verdict.verdict, short.verdict.score, short.carried_forward) == ("partial", 0.5, True)
+    assert short.on_their_value == "partly right on your value"
+    assert short.verdict.feedback.startswith("Partly right on your value: from your answer to part (a), this part "
+                                             "is 10.224; against that, right to 1 decimal; give 3 ")
+    assert "full credit" not in short.verdict.feedback
+    _, full = grade_instance(item, [mine, "10.224"])
+    assert (full.verdict.verdict, full.on_their_value) == ("correct", "right on your value")
+    assert "this part is 10.224, and that is what you found (error carried forward: full credit)" in (
+        full.verdict.feedback)

@@ -204,8 +204,9 @@ class PracticeScreen(Screen[None]):
         verdicts, _ = self.study.answer_parts(instance, event.answers, self._seconds())
         outcome, score = whole_outcome([(v.verdict.score, p.question.points)
                                         for v, p in zip(verdicts, instance.parts, strict=True)])
-        carried = sum(v.carried_forward for v in verdicts)
-        note = f" · {carried} part{'s' * (carried != 1)} right on your value" if carried else ""
+        carried = [v for v in verdicts if v.carried_forward]
+        how = "right" if all(v.verdict.verdict == "correct" for v in carried) else "graded"
+        note = f" · {len(carried)} part{'s' * (len(carried) != 1)} {how} on your value" if carried else ""
         self._show_verdict(f"{verdict_line(Verdict(outcome, score, '', ''))}{note} · {NEXT_HINT}", outcome)
         await self._show_feedback(parts_feedback_markdown(instance, verdicts, event.answers))
 

@@ -104,7 +104,7 @@ def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict],
     lines: list[str] = []
     for part, result, typed in zip(instance.parts, verdicts, answers, strict=True):
         verdict = result.verdict
-        carried = " — right on your value" if result.carried_forward else ""
+        carried = f" — {result.on_their_value}" if result.carried_forward else ""
         lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}", "",
                   f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
                   answer_markdown("Expected", verdict.expected), ""]
