@@ -78,6 +78,8 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
         missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
     template, part = one_question(key)
+    if template.parts and part is None and len(answer) == 1 and template.parts[0].id == template.key:
+        part = 0  # the chain's key is its first part's routed ID (Q279): one answer grades that part alone
     if template.parts and (part is None or len(answer) > 1):
         result, verdicts = _grade_parts(template, seed, answer, profile=profile, dry_run=dry_run, seconds=seconds)
         _print_parts(result, verdicts, as_json=as_json)

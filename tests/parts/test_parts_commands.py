@@ -77,8 +77,15 @@ def test_a_part_graded_on_its_own_by_its_routed_id(bundled_bank: Path) -> None:
     assert rows(bundled_bank, "SELECT template_key, part FROM attempt") == [(CHAIN, "c")]
 
 
+def test_the_chains_own_id_with_one_answer_grades_its_first_part(bundled_bank: Path) -> None:
+    """Q279 is both the chain's key and the routed ID of its part (a): one --answer grades that part."""
+    code, out, _ = run("grade", CHAIN, "--seed", "0", "--answer", "4,204,032", "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "correct"
+    assert rows(bundled_bank, "SELECT template_key, part FROM attempt") == [(CHAIN, "a")]
+
+
 @pytest.mark.parametrize(("answers", "message"), [
-    (["1"], "has 3 parts (a, b, c): give one --answer per part"),
+    (["1", "2"], "has 3 parts (a, b, c): give one --answer per part"),
     (["x", "1", "2"], "could not read the answer to part (a)"),
 ])
 def test_bad_chain_answers_are_one_line_and_record_nothing(bundled_bank: Path, answers: list[str],
