@@ -22,6 +22,7 @@ from quizzer.grading.typed import AnswerFormatError, clean, normalize, quote
 _LETTER = re.compile(r"[(\[]?([a-zA-Z])[)\].:]?")
 _LETTER_AND_TEXT = re.compile(r"[(\[]?([a-zA-Z])[)\].:]\s+(.+)", re.DOTALL)
 _NONE = {"none", "nothing", "no option", "no options"}
+_ALL = {"all", "all of them", "all of these", "every option", "all options"}
 
 
 _NAMED_VALUE = re.compile(r"[A-Za-z][\w\\{}]*\s*=\s*(?P<value>.+)", re.DOTALL)  # "k = 3", "d_{k} = 64"
@@ -136,7 +137,8 @@ def parse_choice(text: str, options: Sequence[str]) -> int:
 
 
 def parse_multi(text: str, options: Sequence[str]) -> frozenset[int]:
-    """The set of chosen indices: ``a, c``, ``ac``, ``A C``, ``a and c``, ``{a,c}``, option texts, or none."""
+    """The set of chosen indices: ``a, c``, ``ac``, ``A C``, ``(a) (c)``, ``a and c``, ``{a,c}``, option texts,
+    none or all."""
     choices = _prepared(tuple(options))
     typed = clean(text)
     key = _option_key(typed)
@@ -145,6 +147,8 @@ def parse_multi(text: str, options: Sequence[str]) -> frozenset[int]:
     inner = strip_outer(typed)
     if inner.casefold() in _NONE:
         return frozenset()
+    if inner.casefold() in _ALL:  # what ticking every box gives (an option whose text it is matched above)
+        return frozenset(range(len(options)))
     letters = _run_of_letters(inner, choices)
     if letters is not None:
         return letters
@@ -161,10 +165,16 @@ def _run_of_letters(inner: str, choices: _Choices) -> frozenset[int] | None:
     if not choices.by_letter:
         return None
     words = [word for word in re.split(r"[\s,;&]+|\band\b", inner) if word]
-    if not words or not all(word.isascii() and word.isalpha() for word in words):
+    # each word a run of letters ("ac") or one letter as the options show it ("(a)", "c)")
+    letters = [one[1] if (one := _LETTER.fullmatch(word)) else word for word in words]
+    if not letters or not all(word.isascii() and word.isalpha() for word in letters):
         return None
-    indices = {ord(letter) - ord("a") for letter in "".join(words).lower()}
-    return frozenset(indices) if max(indices) < len(choices.options) else None
+    indices = {ord(letter) - ord("a") for letter in "".join(letters).lower()}
+    if max(indices) < len(choices.options):
+        return frozenset(indices)
+    if all(len(letter) == 1 for letter in letters):  # letters, one of them past the last option
+        raise AnswerFormatError(f"there is no option ({option_letter(max(indices))}): {choices.choose_message()}")
+    return None
 
 
 def _match_pieces(pieces: list[str], separator: str, choices: _Choices) -> set[int]:

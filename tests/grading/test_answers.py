@@ -424,10 +424,20 @@ def test_multi_option_texts_may_contain_commas() -> None:
     assert parse("multi", shown, options=prose) == frozenset({0, 2})
 
 
+@pytest.mark.parametrize(("text", "chosen"), [
+    ("(a) (c)", {0, 2}), ("a) c)", {0, 2}), ("[a] [c]", {0, 2}), ("all", {0, 1, 2, 3}), ("All of them", {0, 1, 2, 3}),
+    ("none", set()),
+])
+def test_multi_letters_as_shown_and_all_or_none(text: str, chosen: set[int]) -> None:
+    """The options' own labels, and "all" as ticking every box (scored by the rule: right minus wrong picks)."""
+    assert parse("multi", text, options=LETTERED) == frozenset(chosen)
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("", "empty answer"),
     (",", "no options chosen: choose one of a–d"),
-    ("a, e", "choose one of a–d"),
+    ("a, e", "there is no option (e): choose one of a–d"),
+    ("(a) (e)", "there is no option (e): choose one of a–d"),
     ("a, zeta", "could not match 'zeta' to an option: choose one of a–d"),
 ])
 def test_multi_rejections(text: str, message: str) -> None:
