@@ -77,7 +77,7 @@ def test_sitting_a_paper_records_one_attempt_per_answer(new_app: Callable[..., Q
 
             assert screen.phase == "summary"
             score = status(screen, "#exam-score")
-            assert "Score 2 / 3" in score and "2 correct, 1 not quite" in score and "time 2:15" in score
+            assert "Score 3 / 5 marks (60%)" in score and "2 correct, 1 not quite" in score and "time 2:15" in score
             marks = screen.query_one("#exam-marks", DataTable)
             rows = [[str(cell) for cell in marks.get_row_at(i)] for i in range(marks.row_count)]
             assert [row[1] for row in rows] == [first.key, second.key, third.key]
@@ -235,7 +235,7 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             await pilot.pause()
             score = status(screen, "#exam-score")
             # The rating is the student's own: not a mark, not "✔ Correct 100%".
-            assert "Score 0 / 2" in score and "1 self-rated, 2 unanswered" in score
+            assert "Score 0 / 5 marks" in score and "1 self-rated, 2 unanswered" in score
             marks = screen.query_one("#exam-marks", DataTable)
             assert [str(cell) for cell in marks.get_row_at(1)][2:4] == ["◇ Self-rated good", "–"]
             marks.move_cursor(row=1)

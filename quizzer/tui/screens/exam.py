@@ -393,13 +393,15 @@ class MockExamScreen(Screen[None]):
         verdicts = Counter(outcome(s.instance, s.verdict) for s in self.slots)
         # Recall cards are the student's own judgement: the score counts only what quizzer marked.
         marked = [s for s in self.slots if s.instance.kind != "text"]
-        total = sum(s.verdict.score for s in marked if s.verdict)
+        # In marks, as the paper prints them: a question of 3 marks half right earns 1.5.
+        earned = sum(s.verdict.score * s.instance.points for s in marked if s.verdict)
+        available = sum(s.instance.points for s in marked)
         assert self.started is not None and self.finished is not None
         taken = clock_text((self.finished - self.started).total_seconds())
         ran_out = " · [b]time ran out[/]" if self.deadline is not None and self.finished >= self.deadline else ""
         counts = ", ".join(f"{verdicts[name]} {label}" for name, label in OUTCOMES.items() if verdicts[name])
         self.query_one("#exam-score", Static).update(
-            f"[b]Score {total:g} / {len(marked)}[/] ({total / max(len(marked), 1):.0%}) · {counts} · "
+            f"[b]Score {round(earned, 2):g} / {available:g} marks[/] ({earned / (available or 1):.0%}) · {counts} · "
             f"time {taken}{ran_out}\n[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
         marks = self.query_one("#exam-marks", DataTable)
         for number, slot in enumerate(self.slots, 1):
