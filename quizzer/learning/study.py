@@ -68,10 +68,21 @@ def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, s
     of right answers (a question left unanswered in it keeps its earlier answer's result).
     ``attempts`` are oldest first.  A multi-part question records one attempt per part: a part that
     carries its own routed ID (``part_ids``: (question key, part label) -> ID) answers that ID, any
-    other part its question's key."""
+    other part its question's key, which is then done when all those parts of the latest answer are."""
     part_ids = part_ids or {}
-    latest = {part_ids.get((attempt.template_key, attempt.part or ""), attempt.template_key):
-              attempt.verdict == "correct" for attempt in attempts}
+    latest: dict[str, bool] = {}
+    last_part: dict[str, tuple[str, datetime, str]] = {}  # each ID's latest attempt: question, when, part
+    for attempt in attempts:
+        routed = part_ids.get((attempt.template_key, attempt.part or ""), attempt.template_key)
+        right = attempt.verdict == "correct"
+        # The parts of one answer that answer the same ID (Q275's, which carry none) are right together:
+        # one answer's parts share its time and come in label order (a, b, c), so a repeated label is
+        # the next answer.
+        before = last_part.get(routed)
+        same_answer = before is not None and before[:2] == (attempt.template_key, attempt.created_at) and \
+            attempt.part is not None and attempt.part > before[2]
+        latest[routed] = right and latest[routed] if same_answer else right
+        last_part[routed] = (attempt.template_key, attempt.created_at, attempt.part or "")
     counts: dict[str, list[int]] = {}
     for key, paper in questions:
         done_total = counts.setdefault(paper, [0, 0])

@@ -379,3 +379,17 @@ def test_a_multi_part_question_counts_each_routed_part_on_its_paper(study: Study
     assert verdicts[-1].verdict.verdict != "correct"
     assert 1 <= right_routed < len(routed)
     assert papers(study)[paper][0] == before + right_routed
+
+
+def test_a_multi_part_question_without_routed_parts_is_done_when_every_part_is_right(study: Study) -> None:
+    """Q275's parts carry no IDs of their own: they all answer Q275, which is done only when the whole
+    latest answer is right (the last part alone once decided it)."""
+    paper, key = "2024T3_Q1_NA", "2024T3_Q1_NA Q275"
+    chain = next(i for i in study.paper_instances(paper, seed=3) if i.key == key)
+    assert not any(part.id and part.id != key for part in chain.parts)
+    right = [part.question.answer_text for part in chain.parts]
+    before = papers(study)[paper][0]
+    study.answer_parts(chain, [wrong_response(chain.parts[0].question, random.Random(1)), *right[1:]], 60.0)
+    assert papers(study)[paper][0] == before
+    study.answer_parts(chain, right, 60.0)
+    assert papers(study)[paper][0] == before + 1
