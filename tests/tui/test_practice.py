@@ -294,6 +294,9 @@ def test_the_live_preview_reads_the_answer_before_it_is_submitted(new_app: Calla
             await pilot.press("enter")
             await pilot.pause()
             await skip_to(pilot, app, ("integer",))
+            await pilot.press("enter")  # nothing typed: told so, nothing recorded
+            await pilot.pause()
+            assert text_of(app, "#answer-preview") == "nothing typed yet: type your answer, then enter"
             await pilot.press(*"4,204,032")
             assert text_of(app, "#answer-preview") == "I read: 4,204,032"
             await pilot.press("ctrl+u", *"12e")

@@ -53,6 +53,9 @@ class AnswerBox(Vertical):
         event.stop()
         if event.value.strip():
             self.post_message(self.Submitted(event.value))
+        else:  # a blank answer is never counted: say so where the reading of an answer shows
+            self.query_one("#answer-preview", Static).update(Content.assemble(
+                ("nothing typed yet: type your answer, then enter", "dim")))
 
     def reading(self, text: str) -> Content:
         """'I read: …' for text that parses, the reason when it does not, nothing when empty."""
