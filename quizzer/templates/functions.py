@@ -357,6 +357,17 @@ def sig(value: Any, digits: int = 4) -> str:
     return f"{x:.{int(digits) - 1}e}"
 
 
+def terms(values: Any, decimals: int = 4) -> str:
+    """A sum written out, each sign once: ``terms([2, -3, -1])`` → ``2 - 3 - 1``, never ``2 + -3 + -1``."""
+    items = [float(x) if isinstance(x, (float, np.floating)) else x for x in np.ravel(values).tolist()]
+    if not items:
+        return "0"
+    text = show(items[0], decimals)
+    for item in items[1:]:
+        text += f" - {show(-item, decimals)}" if item < 0 else f" + {show(item, decimals)}"
+    return text
+
+
 def num(value: Any) -> str:
     """A whole number with thousands separators: ``num(4204032)`` → ``4,204,032``."""
     return f"{_as_int(value):,}"
@@ -402,7 +413,7 @@ def _digits_bounded(formatter: Function) -> Function:
 
 
 FORMATTERS: dict[str, Costed] = {name: Costed(_digits_bounded(formatter), _formatting) for name, formatter in
-                                 {"show": show, "fmt": fmt, "sig": sig, "tex": tex}.items()}
+                                 {"show": show, "fmt": fmt, "sig": sig, "tex": tex, "terms": terms}.items()}
 FORMATTERS["num"] = Costed(num, _scalar)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import pytest
 from markdown_it import MarkdownIt
 
-from quizzer.templates.functions import tex
+from quizzer.templates.functions import terms, tex
 from quizzer.text.mathtext import render_math
 from tests.bundled_templates import instance
 
@@ -47,3 +48,12 @@ def test_a_matrix_after_a_list_item_stays_a_block_in_markdown() -> None:
 def test_a_one_line_display_formula_is_not_fenced() -> None:
     assert render_math("Text\n\n$$Z = AV$$\n") == "Text\n\n    Z = AV\n"
     assert render_math("Text\n\n$$Z = AV$$\n", fenced=True) == "Text\n\n    Z = AV\n"
+
+
+@pytest.mark.parametrize(("values", "written"), [
+    ([2, -3, -1], "2 - 3 - 1"), ([-2.5, 3.0], "-2.5 + 3"), ([[12.0, 8.0], [8.0, -12.0]], "12 + 8 + 8 - 12"),
+    ([0.73106], "0.7311"), ([], "0"),
+])
+def test_a_sum_is_written_with_each_sign_once(values: list, written: str) -> None:
+    """``terms``: a worked mean read "(1/3)(2+-3+-1)" when each term was shown on its own."""
+    assert terms(values) == written
