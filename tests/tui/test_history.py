@@ -198,6 +198,23 @@ def test_a_self_rated_recall_card_is_shown_as_rated_not_marked(new_app: Callable
 
     asyncio.run(scenario())
 
+def test_the_parts_of_a_multi_part_answer_are_labelled(new_app: Callable[..., QuizzerApp], utc_zone: None) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            assert app.study is not None
+            chain = make_instance(app.study.templates["2024T3_Q1_NA Q275"], 0)
+            app.study.answer_parts(chain, [part.question.answer_text for part in chain.parts], 30.0)
+            await pilot.press("h")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            questions = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+            assert questions == ["2024T3_Q1_NA Q275 (b)", "2024T3_Q1_NA Q275 (a)"]
+
+    asyncio.run(scenario())
+
 def test_empty_history_says_how_to_start(first_start_app: Callable[..., QuizzerApp]) -> None:
     app = first_start_app()  # a learner's very first start: the app sets the new bank up
 

@@ -96,6 +96,11 @@ def friendly_time(at: datetime, now: datetime) -> str:
     return f"{local.day} {local:%b %Y}"
 
 
+def _question(attempt: Attempt) -> str:
+    """The question an answer was to, with its part's label for a part of a multi-part question."""
+    return shown_key(attempt.template_key) + (f" ({attempt.part})" if attempt.part else "")
+
+
 class HistoryScreen(Screen[None]):
     """Mastery and accuracy over time, for one topic or the whole course, above every past answer."""
 
@@ -135,7 +140,7 @@ class HistoryScreen(Screen[None]):
             return
         self.width = event.size.width
         free = max(self.width - 2 - 6 * 2 - FIXED, 30)  # minus the scrollbar and one cell of padding each side
-        longest = max(len(shown_key(attempt.template_key)) for attempt in self.attempts)
+        longest = max(len(_question(attempt)) for attempt in self.attempts)
         question = min(longest, max(17, min(free * 3 // 5, free - len("Misconception"))))
         table = self.query_one("#history-table", DataTable)
         row = table.cursor_row
@@ -153,7 +158,7 @@ class HistoryScreen(Screen[None]):
             else:
                 label, style = VERDICTS.get(attempt.verdict, (attempt.verdict, ""))
                 score = f"{attempt.score:.0%}"
-            table.add_row(friendly_time(attempt.created_at, now), cell(shown_key(attempt.template_key)),
+            table.add_row(friendly_time(attempt.created_at, now), cell(_question(attempt)),
                           Text(label, style=style), score,
                           f"{attempt.seconds:.0f} s" if attempt.seconds is not None else "–",
                           cell(self._misconception(attempt.misconception)), key=str(attempt.id))
