@@ -272,6 +272,21 @@ def _reduction(function: Function, *extra: str) -> Function:
     return _no_output(function, 2, "axis", "keepdims", *extra)
 
 
+def _spread(function: Function) -> Function:
+    """``var`` or ``std`` with ``ddof=`` checked first: with no degrees of freedom left NumPy prints a
+    RuntimeWarning past the one-line error (and returns NaN, refused later anyway)."""
+    reduce = _reduction(function, "ddof")
+
+    @functools.wraps(function)
+    def spread(x: Any, axis: Any = None, **kwargs: Any) -> Any:
+        ddof, values = kwargs.get("ddof", 0), np.asarray(x)
+        count = values.size if axis is None else values.shape[int(axis)] if values.ndim else 1
+        if not 0 <= int(ddof) < count:
+            raise ValueError(f"ddof={ddof} leaves no degrees of freedom in {count} value{'s' * (count != 1)}")
+        return reduce(x, axis, **kwargs)
+    return spread
+
+
 # Each function with its cost rule.
 _MATH_RULES: dict[str, tuple[Function, Callable[..., Cost]]] = {
     "sqrt": (_unary(np.sqrt), _linear), "exp": (_unary(np.exp), _linear), "log": (_unary(np.log), _linear),
@@ -282,8 +297,8 @@ _MATH_RULES: dict[str, tuple[Function, Callable[..., Cost]]] = {
     "float": (float, _scalar), "len": (len, _scalar), "shape": (lambda x: tuple(np.shape(x)), _linear),
     "min": (_extreme(min, np.min), _python_loop), "max": (_extreme(max, np.max), _python_loop),
     "sum": (_reduction(np.sum), _linear), "prod": (_reduction(np.prod), _linear),
-    "mean": (_reduction(np.mean), _linear), "var": (_reduction(np.var, "ddof"), _linear),
-    "std": (_reduction(np.std, "ddof"), _linear), "argmax": (lambda x: int(np.argmax(x)), _linear),
+    "mean": (_reduction(np.mean), _linear), "var": (_spread(np.var), _linear),
+    "std": (_spread(np.std), _linear), "argmax": (lambda x: int(np.argmax(x)), _linear),
     "argmin": (lambda x: int(np.argmin(x)), _linear), "all": (lambda x: bool(np.all(x)), _linear),
     "any": (lambda x: bool(np.any(x)), _linear), "array": (lambda x: np.array(x, dtype=float), _linear),
     "transpose": (_no_output(np.transpose, 2), _linear),
