@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import tracemalloc
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,14 @@ def test_the_time_budget_stops_an_evaluation(monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(ExprError, match="take longer than"):
         expr.evaluate("sum(big) + sum(big)", NAMES, FUNCTIONS)
 
+
+@pytest.mark.parametrize("source", ["var(x, ddof=6)", "std(M, 0, ddof=3)", "var(d, ddof=1)"])
+def test_a_spread_with_no_degrees_of_freedom_is_an_error_not_a_warning(source: str) -> None:
+    """NumPy would print "RuntimeWarning: Degrees of freedom <= 0" past the one-line message."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ExprError, match="leaves no degrees of freedom"):
+            expr.evaluate(source, NAMES, FUNCTIONS)
 
 # --- strings that once broke something ----------------------------------------------------------
 
