@@ -112,12 +112,23 @@ def _fill(row: Template, item: LoadedTemplate, digest: str) -> None:
 
 def get_template(*, session: Session, key: str) -> schema.Template:
     """The parsed template for ``key``; an unknown key is a UserError with a suggestion."""
-    row = session.get(Template, key)
-    if row is None:
-        known = [*session.exec(select(Template.key)).all(), *part_keys(session=session)]
+    template = stored_template(session=session, key=key)
+    if template is None:
+        known = [*template_keys(session=session), *part_keys(session=session)]
         hint = did_you_mean(key, known, cutoff=0.5) or "; see 'quizzer list'"
         raise UserError(f"unknown question key {key!r}{hint}")
-    return parse_stored(row.source_yaml, row.content_hash, key)
+    return template
+
+
+def stored_template(*, session: Session, key: str) -> schema.Template | None:
+    """The parsed template for ``key``, or None when the bank has no such template."""
+    row = session.get(Template, key)
+    return None if row is None else parse_stored(row.source_yaml, row.content_hash, key)
+
+
+def template_keys(*, session: Session) -> list[str]:
+    """Every template key in the bank (nothing parsed)."""
+    return list(session.exec(select(Template.key)).all())
 
 
 def find_question(*, session: Session, key: str) -> tuple[schema.Template, int | None]:

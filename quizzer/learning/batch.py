@@ -28,7 +28,7 @@ from sqlmodel import Session
 
 from quizzer.bank.db import begin_write
 from quizzer.bank.learners import ensure_learner
-from quizzer.bank.store import all_templates, part_keys
+from quizzer.bank.store import part_keys, stored_template, template_keys
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
 from quizzer.grading.parts import PartVerdict
@@ -153,7 +153,9 @@ class BatchGrader:
 
     def __init__(self, session: Session, catalog: Catalog, *, profile: str, dry_run: bool) -> None:
         self.session, self.catalog, self.profile, self.dry_run = session, catalog, profile, dry_run
-        self.templates: dict[str, Template] = {t.key: t for t in all_templates(session=session)}
+        # Parsed on first use: a batch answers a few of the bank's questions, and parsing them all
+        # cost half a second before the first line was graded.
+        self.templates: dict[str, Template | None] = {}
         self.parts = part_keys(session=session)  # a chain's part is graded on its own by its routed ID
         self.studies: dict[str, Study] = {}
         self.instances: dict[tuple[str, int], Instance] = {}
@@ -199,9 +201,11 @@ class BatchGrader:
     def _instance(self, line: Line) -> tuple[Instance, int | None]:
         """The instance a line answers, and the part of it (a chain's part, by its routed ID), if any."""
         key, part = self.parts.get(line.key, (line.key, None))
-        template = self.templates.get(key)
+        if key not in self.templates:
+            self.templates[key] = stored_template(session=self.session, key=key)
+        template = self.templates[key]
         if template is None:
-            known = [*self.templates, *self.parts]
+            known = [*template_keys(session=self.session), *self.parts]
             raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, known)}")
         if template.parts and part is None:
             labels = ", ".join(LABELS[:len(template.parts)])
