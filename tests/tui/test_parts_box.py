@@ -104,6 +104,36 @@ def test_a_chain_in_the_mock_exam_is_graded_with_follow_through_and_can_be_revis
     asyncio.run(scenario())
 
 
+def test_a_chain_left_part_way_in_the_mock_exam_keeps_the_parts_given(
+        new_app: Callable[..., QuizzerApp], isolated_bank: Path) -> None:
+    """Each answer is saved as it is given, a chain's parts included: leaving Q279 after (a) keeps (a),
+    recorded and marked; coming back goes on at (b). They were thrown away, the question 'unanswered'."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_paper(app, pilot, "2024T3_Q1_NA")
+            index = next(i for i, slot in enumerate(screen.slots) if slot.instance.key == "2024T3_Q1_NA Q279")
+            while screen.index != index:
+                await pilot.press("ctrl+right")
+                await pilot.pause()
+            chain = screen.slots[index].instance
+            await pilot.press(*chain.parts[0].question.answer_text, "enter")
+            await pilot.pause()
+            assert [(a.part, a.verdict) for a in attempts(isolated_bank)] == [("a", "correct")]
+            await pilot.press("ctrl+left", "ctrl+right")  # away and back: on at part (b)
+            await pilot.pause()
+            assert screen.index == index and screen.query_one(PartsBox).answers == [chain.parts[0].question.answer_text]
+            await pilot.press("ctrl+f")
+            await pilot.pause()
+            await pilot.click("#exam-confirm-yes")
+            await pilot.pause()
+            marks = chain.parts[0].question.points
+            assert screen.phase == "summary" and f"Score {marks:g} / " in status(screen, "#exam-score")
+            assert "1 partly right" in status(screen, "#exam-score")
+
+    asyncio.run(scenario())
+
 def test_the_browser_preview_lists_every_part() -> None:
     shown = preview_markdown(instance("2024T3_Q1_NA Q279", 0))
     assert all(f"**({label})**" in shown for label in "abc") and "44,168,192" in shown

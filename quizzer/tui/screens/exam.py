@@ -223,7 +223,10 @@ class MockExamScreen(Screen[None]):
             await self._show_model_answer(self.slots[index].response is not None and instance.kind == "text")
             slot = self.query_one("#exam-answer-slot", Vertical)
             await slot.remove_children()  # removal is asynchronous: never let two inputs coexist
-            await slot.mount(answer_widget(instance))
+            # A chain left part-way goes on where it stopped; one answered in full is answered again from (a).
+            given = self.slots[index].answers
+            partway = instance.parts and any(given) and not all(given)
+            await slot.mount(PartsBox(instance, [a for a in given if a]) if partway else answer_widget(instance))
             self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
             self._show_progress()
 
@@ -231,9 +234,9 @@ class MockExamScreen(Screen[None]):
         """The status line (where am I, what is answered) and this question's saved answer."""
         marks = ""
         for number, slot in enumerate(self.slots, 1):
-            mark = f" {'●' if slot.response is not None else '○'} {number} "
-            style = "reverse" if number - 1 == self.index else "b" if slot.response is not None else "dim"
-            marks += f"[{style}]{mark}[/]"
+            given = "●" if slot.response is not None else "◐" if slot.verdict is not None else "○"  # ◐: some parts
+            style = "reverse" if number - 1 == self.index else "b" if slot.verdict is not None else "dim"
+            marks += f"[{style}] {given} {number} [/]"
         answered = sum(s.response is not None for s in self.slots)
         self.query_one("#exam-status", Static).update(
             f"Question {self.index + 1} of {len(self.slots)} · {answered} answered   {marks}")
@@ -292,15 +295,31 @@ class MockExamScreen(Screen[None]):
         """A multi-part question: all its parts graded together (follow-through), shown as one answer."""
         if self.phase != "sitting":
             return
-        self._stop_the_clock()
         slot = self.slots[self.index]
-        parts, recorded = self.study.answer_parts(slot.instance, event.answers, round(slot.seconds, 1),
+        whole = self._save_parts(slot, event.answers)
+        await self._saved(slot, "; ".join(event.answers), whole, slot.recorded)
+
+    @on(PartsBox.PartGiven)
+    def part_given(self, event: PartsBox.PartGiven) -> None:
+        """The parts given so far are saved at once, as every answer is: the sitting may move on, or
+        end, before the last part."""
+        if self.phase == "sitting":
+            self._save_parts(self.slots[self.index], event.answers)
+            self._show_progress()
+
+    def _save_parts(self, slot: Slot, given: list[str]) -> Verdict:
+        """Grade and record the parts given (an earlier save of this question withdrawn); the whole's
+        verdict scores each part not yet given as 0 of its marks."""
+        self._stop_the_clock()
+        answers = [*given, *[""] * (len(slot.instance.parts) - len(given))]  # blank: not given, not recorded
+        parts, recorded = self.study.answer_parts(slot.instance, answers, round(slot.seconds, 1),
                                                   replacing=slot.recorded)
         marks = [part.question.points for part in slot.instance.parts]
-        outcome, score = whole_outcome([(v.verdict.score, m) for v, m in zip(parts, marks, strict=True)])
-        whole = Verdict(outcome, score, slot.instance.answer_text, "", reading="; ".join(event.answers))
-        slot.parts, slot.answers = parts, tuple(event.answers)
-        await self._saved(slot, "; ".join(event.answers), whole, recorded)
+        outcome, score = whole_outcome([(v.verdict.score if typed else 0.0, m)
+                                        for v, m, typed in zip(parts, marks, answers, strict=True)])
+        slot.parts, slot.answers, slot.recorded = parts, tuple(answers), recorded
+        slot.verdict = Verdict(outcome, score, slot.instance.answer_text, "", reading="; ".join(given))
+        return slot.verdict
 
     async def _answer(self, response: str) -> None:
         """Record the answer the moment it is given (a changed answer replaces the earlier one),
@@ -327,7 +346,7 @@ class MockExamScreen(Screen[None]):
             await self._show_question(self.slots.index(unanswered))
 
     def action_finish(self) -> None:
-        missing = sum(s.response is None for s in self.slots)
+        missing = sum(s.verdict is None for s in self.slots)
         if missing and self.pending != "finish":
             self._ask("finish", f"{missing} of {len(self.slots)} question(s) unanswered; they will count as "
                                 "unanswered. Finish now?")

@@ -38,6 +38,13 @@ class PartsBox(Vertical):
             self.answers = answers
             super().__init__()
 
+    class PartGiven(Message):
+        """A part before the last answered: the answers so far (the mock exam saves them at once)."""
+
+        def __init__(self, answers: list[str]) -> None:
+            self.answers = answers
+            super().__init__()
+
     def __init__(self, instance: Instance, answers: Sequence[str] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.instance = instance
@@ -79,6 +86,7 @@ class PartsBox(Vertical):
         if len(self.answers) == len(self.instance.parts):
             self.post_message(self.Submitted(list(self.answers)))
             return
+        self.post_message(self.PartGiven(list(self.answers)))
         await self._ask()
 
     async def action_back(self) -> None:
@@ -104,9 +112,12 @@ def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict],
     lines: list[str] = []
     for part, result, typed in zip(instance.parts, verdicts, answers, strict=True):
         verdict = result.verdict
+        lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}", ""]
+        if not typed:  # a mock exam ended before this part was given
+            lines += ["**— Unanswered**  ", answer_markdown("Expected", verdict.expected), ""]
+            continue
         carried = f" — {result.on_their_value}" if result.carried_forward else ""
-        lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}", "",
-                  f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
+        lines += [f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
                   answer_markdown("Expected", verdict.expected), ""]
         if verdict.note:
             lines += [f"> {render_math(verdict.note)}", ""]
