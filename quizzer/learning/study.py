@@ -74,7 +74,9 @@ def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, s
     last_part: dict[str, tuple[str, datetime, str]] = {}  # each ID's latest attempt: question, when, part
     for attempt in attempts:
         routed = part_ids.get((attempt.template_key, attempt.part or ""), attempt.template_key)
-        right = attempt.verdict == "correct"
+        # Right on the numbers given: a part right only on the learner's own wrong earlier value earned its
+        # follow-through credit, but that paper question is not done.
+        right = attempt.verdict == "correct" and not attempt.carried_forward
         # The parts of one answer that answer the same ID (Q275's, which carry none) are right together:
         # one answer's parts share its time and come in label order (a, b, c), so a repeated label is
         # the next answer.

@@ -393,3 +393,17 @@ def test_a_multi_part_question_without_routed_parts_is_done_when_every_part_is_r
     assert papers(study)[paper][0] == before
     study.answer_parts(chain, right, 60.0)
     assert papers(study)[paper][0] == before + 1
+
+
+def test_a_part_right_only_on_the_learners_own_value_does_not_do_its_paper_question(study: Study) -> None:
+    """Q280 (Q279's part (c)) right on a wrong (a) earns its follow-through credit, yet the paper's
+    question was not answered right on its own numbers."""
+    paper = "2024T3_Q1_NA"
+    chain = next(i for i in study.paper_instances(paper, seed=3) if i.key == f"{paper} Q279")
+    mine = 1_000_000  # a wrong layer count, and the stack and total computed from it
+    stack = mine * chain.values["n_layers"]
+    total = chain.values["embedding"] + stack + chain.values["output"]
+    verdicts, _ = study.answer_parts(chain, [str(mine), str(stack), str(total)], 60.0)
+    assert [v.carried_forward for v in verdicts] == [False, True, True]
+    assert all(v.verdict.verdict == "correct" for v in verdicts[1:])
+    assert papers(study)[paper][0] == 0
