@@ -23,7 +23,9 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types
 
 from quizzer.common.errors import TemplateError, TemplateErrors, did_you_mean
 from quizzer.grading.budget import Budget, processor_time
+from quizzer.grading.describe import describe
 from quizzer.grading.match import values_match
+from quizzer.grading.ordering import examined_pair_inverted
 from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
@@ -210,6 +212,12 @@ def check_instance(instance: Instance) -> None:
                                 f"is graded as {got or 'no misconception'}, so a learner making it would not hear "
                                 "about it")
     for i, wrong in enumerate(spec.wrong_answers):  # those giving the correct answer were dropped for this seed
+        if spec.kind == "order" and examined_pair_inverted(wrong.value, spec.expected, spec.must_precede) is None:
+            field = f"misconceptions.{instance.live_misconceptions[i]}"
+            kept = grade(spec, describe("order", wrong.value)).score
+            raise TemplateError(f"field {field!r} ({wrong.id}): this order inverts no pair listed under "
+                                f"'must_precede', so the mistake keeps {kept:.0%} of the marks: list the pair of "
+                                "steps it puts the wrong way round")
         for other in spec.wrong_answers[i + 1:]:
             if np.shape(wrong.value) == np.shape(other.value) and values_match(
                     spec.kind, wrong.value, other.value, spec.tolerance):

@@ -51,3 +51,16 @@ def test_a_mistake_that_is_not_an_order_of_every_item_is_a_template_error() -> N
                                                                 "answer": "[1, 2, 2, 4]"}]}, Template)
     with pytest.raises(TemplateError, match="every item number 1–4 once"):
         make_instance(template, 0)
+
+
+def test_a_listed_ordering_mistake_must_invert_an_examined_pair() -> None:
+    """Else the mistake the question lists keeps most of the marks (one swap of four steps: 67 %)."""
+    from quizzer.templates.validate import check_renders
+
+    mistake = {"id": "mask_applied_after_softmax", "answer": "[2, 1, 3, 4]", "feedback": "First things first."}
+    unexamined = msgspec.convert(BASE | {"misconceptions": [mistake], "must_precede": [[3, 4]]}, Template)
+    with pytest.raises(TemplateError, match=r"misconceptions.0.*inverts no pair listed under 'must_precede', so the "
+                                            r"mistake keeps 67% of the marks"):
+        check_renders(unexamined, range(3))
+    examined = msgspec.convert(BASE | {"misconceptions": [mistake], "must_precede": [[1, 2]]}, Template)
+    assert check_renders(examined, range(3)) == 3
