@@ -4,6 +4,9 @@ Every ``parse_*`` reader takes the raw text and returns the value, or raises
 :class:`~quizzer.grading.typed.AnswerFormatError` saying what was expected.  Numbers,
 vectors, matrices and shapes share :func:`read_real` and the list splitting here;
 choice and multi answers are read in :mod:`quizzer.grading.choices`.
+
+Over 400 lines on purpose: the readers share the bracket, list and number helpers here, which a
+module per kind would each import from the others.
 """
 
 from __future__ import annotations
@@ -327,29 +330,31 @@ def _dim_texts(inner: str) -> list[str]:
     """Split a shape at commas, else at ×/x ("by"), else at spaces."""
     if not inner:
         return []  # "()" is the shape of a scalar
+    inner = _grouped_thousands(inner)
     parts = split_at_depth_zero(inner, ",")
     if len(parts) > 1:
         if not parts[-1].strip():
             parts.pop()  # (2,) is a one-dimensional shape
-        return _thousands_joined(parts)
+        return parts
     if _BY.search(inner):
         return _BY.split(inner)
     return _split_on_spaces(inner)
 
 
-def _thousands_joined(parts: list[str]) -> list[str]:
-    """Dimensions split at ", " whose number is written 35,000: a comma with no space after it, between a
-    digit and three digits, groups thousands when the shape's other commas are followed by spaces
-    ([50, 35, 35,000]); in [512,512] every comma separates dimensions."""
-    if not any(part.startswith(" ") for part in parts[1:]):
-        return parts
-    joined = [parts[0]]
-    for part in parts[1:]:
-        if re.fullmatch(r"[0-9]{3}", part) and re.search(r"[0-9]$", joined[-1]):
-            joined[-1] += part
-        else:
-            joined.append(part)
-    return joined
+_LEADING_ZERO_GROUP = re.compile(r"(?<=[0-9]),(?=0[0-9]{2}(?![0-9]))")  # 45,000: no dimension starts with 0
+_COMMA_GROUP = re.compile(r"(?<=[0-9]),(?=[0-9]{3}(?![0-9]))")
+_SPACE_GROUP = re.compile(r"(?<=[0-9]) (?=[0-9]{3}(?![0-9]))")
+
+
+def _grouped_thousands(inner: str) -> str:
+    """A size written as the prompt writes it, 35,000 or 35 000, as one number: a comma before a group
+    of three digits that starts with 0 always groups (no dimension is written 000); when the shape's
+    dimensions are separated by ", ", a comma before three digits with no space groups, as does a space
+    ([50, 35, 35,500]); in [512,512] every comma separates dimensions."""
+    inner = _LEADING_ZERO_GROUP.sub("", inner)
+    if ", " in inner:
+        inner = _SPACE_GROUP.sub("", _COMMA_GROUP.sub("", inner))
+    return inner
 
 
 def read_dim(text: str, position: int = 1) -> Dim:

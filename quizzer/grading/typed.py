@@ -55,6 +55,10 @@ class ExpressionAnswer(NamedTuple):
 # --------------------------------------------------------------------------- cleaning
 
 _SUPERSCRIPT_RUN = re.compile("[⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻]+")
+# A name's subscript as the app and the notes print it (dₖ, dᵥ, T_q): NFKC would flatten dₖ into dk.
+_SUBSCRIPTS = "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ₀₁₂₃₄₅₆₇₈₉"
+_SUBSCRIPT_RUN = re.compile(f"(?<=[A-Za-z])[{_SUBSCRIPTS}]+")
+_SUBSCRIPT_LETTERS = str.maketrans(_SUBSCRIPTS, "aehijklmnoprstuvx0123456789")
 _SUPERSCRIPT_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _SYMBOLS = str.maketrans({
     "−": "-", "–": "-", "—": "-", "‐": "-", "‑": "-", "‒": "-", "﹣": "-",
@@ -80,6 +84,7 @@ def clean(text: str) -> str:
         text = "".join(_clean_char(ch) for ch in text)
     # Superscripts first: NFKC would flatten x² into x2.
     text = _SUPERSCRIPT_RUN.sub(lambda m: "**" + m.group().translate(_SUPERSCRIPT_DIGITS), text)
+    text = _SUBSCRIPT_RUN.sub(lambda m: "_" + m.group().translate(_SUBSCRIPT_LETTERS), text)
     text = unicodedata.normalize("NFKC", text).translate(_SYMBOLS)
     text = _LEADING_DECORATION.sub("", text.strip())
     if len(text) > 1 and text.endswith(".") and not text.endswith(".."):

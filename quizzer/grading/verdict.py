@@ -9,10 +9,14 @@ hears about the mistake they most likely made.  A recognised mistake adds its fe
 its id; it never changes the score.  Sameness is
 :func:`~quizzer.grading.match.values_match`; the feedback hints (sign, power of ten,
 entries off, constant factor) are here.
+
+Over 400 lines on purpose: every kind's scoring rule sits beside the others, in the order of the
+scoring table they implement, so that a change to one is read against all.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -41,7 +45,7 @@ from quizzer.grading.ordering import examined_pair_inverted, order_feedback, ord
 from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression
 from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, short_of_precision
-from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean
+from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean, quote
 from quizzer.text.mathtext import code_span
 
 VERDICTS = ("correct", "incorrect", "partial", "invalid")
@@ -307,6 +311,10 @@ def _grade_shape(spec: AnswerSpec, got: tuple[Dim, ...]) -> _Outcome:
     expected = _expected_value(spec)
     if shapes_match(got, expected, spec.sizes):
         return _CORRECT
+    unknown = _unknown_names(got, expected, spec.sizes)
+    if unknown:  # a size it cannot judge: unread, not wrong ("[B, T, foo]")
+        return _Outcome("invalid", 0.0, f"{quote(unknown)} is not a size this question names: write the size as "
+                        "a number, or with the names the question gives its sizes")
     if len(got) != len(expected):
         return _Outcome("incorrect", 0.0, f"expected {len(expected)} dimensions, got {len(got)}")
     if is_permutation(got, expected, spec.sizes):
@@ -314,6 +322,18 @@ def _grade_shape(spec: AnswerSpec, got: tuple[Dim, ...]) -> _Outcome:
     pairs = enumerate(zip(got, expected, strict=True), start=1)
     off = [(position,) for position, (dim, want) in pairs if not same_dim(dim, want, spec.sizes)]
     return _Outcome("incorrect", 0.0, positions_off(off, ("dimension", "dimensions")))
+
+
+def _unknown_names(got: Sequence[Dim], expected: Sequence[Dim], sizes: Mapping[str, int]) -> str | None:
+    """The first name in a typed shape that is neither one of the question's sizes nor in its answer."""
+    known = set(sizes) | {name for dim in expected if isinstance(dim, str) for name in read_expression(dim).variables}
+    for dim in got:
+        if isinstance(dim, str):
+            with contextlib.suppress(AnswerFormatError, ExprError):
+                unknown = sorted(set(read_expression(dim).variables) - known)
+                if unknown:
+                    return unknown[0]
+    return None
 
 
 def _grade_choice(spec: AnswerSpec, got: int) -> _Outcome:

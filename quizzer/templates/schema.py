@@ -1,8 +1,9 @@
 """The question-template format: one YAML file, one self-describing question.
 
-The format is documented for authors in ``questions/README.md``; this module is
-its executable definition.  Every struct forbids unknown fields so a typo is an
-error with a suggestion, never a silently ignored setting.
+The format is documented for authors in ``questions/README.md``; this module is its
+executable definition, the whole of it in one place (which is why it runs past 400 lines).
+Every struct forbids unknown fields so a typo is an error with a suggestion, never a silently
+ignored setting.
 
 The structs are msgspec's: ``msgspec.convert`` checks a parsed YAML mapping against them (types,
 bounds, lengths, unknown fields) in C, and each ``__post_init__`` checks what types cannot say.
