@@ -308,6 +308,10 @@ SHAPE_FORMS = [
     _case("scores.shape = (2, 4)", (2, 4), "named-with-equals"),
     _case("[50, 35, 35,000]", (50, 35, 35000), "thousands-grouped-as-the-prompt-writes-them"),
     _case("[512,512]", (512, 512), "unspaced-commas-separate-dimensions"),
+    _case("[36,37,45,000]", (36, 37, 45000), "a-group-starting-with-0-is-never-a-dimension"),
+    _case("36×37×45,000", (36, 37, 45000), "by-with-a-grouped-size"),
+    _case("[36, 37, 45 000]", (36, 37, 45000), "space-grouped-size"),
+    _case("[B, T, dₖ]", ("B", "T", "d_k"), "a-subscript-as-printed"),
 ]
 
 

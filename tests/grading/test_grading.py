@@ -233,6 +233,14 @@ def test_a_transposed_answer_is_wrong_and_named_so_even_when_no_mistake_lists_it
     assert result.feedback == "this is the answer transposed: its rows are the answer's columns (the answer is 2×3)"
     assert grade(MATRIX, "[[1, 4], [2, 5], [3, 6]]").feedback == "Rows are tokens."
 
+def test_a_shape_with_a_name_the_question_does_not_give_is_unread_and_named() -> None:
+    spec = AnswerSpec("shape", (26, 12, 64), sizes={"B": 26, "T": 12, "d": 256, "h": 4, "d_k": 64})
+    unknown = grade(spec, "[B, T, foo]")
+    assert (unknown.verdict, unknown.score) == ("invalid", 0.0)
+    assert unknown.feedback.startswith("'foo' is not a size this question names")
+    assert grade(spec, "[B, T, d/h]").verdict == grade(spec, "[B, T, dₖ]").verdict == "correct"
+    assert grade(spec, "[B, T, d]").feedback == "dimension 3 is off"  # a known size, the wrong one
+
 def test_many_wrong_entries_are_summarised() -> None:
     spec = AnswerSpec("vector", np.arange(10.0))
     result = grade(spec, "0 " + " ".join(["99"] * 9))
