@@ -87,10 +87,17 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
     if len(answer) != 1:
         raise UserError(f"{key} is one question: give one --answer", where="--answer")
     verdict = _grade_one(template, part, seed, answer[0], profile=profile, dry_run=dry_run, seconds=seconds)
+    from quizzer.templates.parts import LABELS
+
+    label = LABELS[part] if part is not None else None  # a part graded on its own, by its routed ID
     if as_json:
-        print(json.dumps(verdict.to_json(key, seed, recorded=not dry_run), indent=2, ensure_ascii=False))
+        print(json.dumps(verdict.to_json(key, seed, recorded=not dry_run) | ({"part": label} if label else {}),
+                         indent=2, ensure_ascii=False))
         return
     from quizzer.text.mathtext import terminal_text
+
+    if label:
+        print(f"Part ({label}) of {template.key}:")
 
     if template.kind == "text":  # a recall card: the learner's own rating, then the model answer to compare with
         print(f"RATED {verdict.answered.upper()} (score {verdict.score:g}) — {verdict.feedback}.\n\nModel answer:\n")

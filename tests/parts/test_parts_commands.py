@@ -80,8 +80,10 @@ def test_a_part_graded_on_its_own_by_its_routed_id(bundled_bank: Path) -> None:
 def test_the_chains_own_id_with_one_answer_grades_its_first_part(bundled_bank: Path) -> None:
     """Q279 is both the chain's key and the routed ID of its part (a): one --answer grades that part."""
     code, out, _ = run("grade", CHAIN, "--seed", "0", "--answer", "4,204,032", "--json")
-    assert code == 0 and json.loads(out)["verdict"] == "correct"
+    assert code == 0 and (json.loads(out)["verdict"], json.loads(out)["part"]) == ("correct", "a")
     assert rows(bundled_bank, "SELECT template_key, part FROM attempt") == [(CHAIN, "a")]
+    code, out, _ = run("grade", CHAIN, "--seed", "0", "--answer", "4,204,032", "--dry-run")
+    assert out.splitlines()[0] == f"Part (a) of {CHAIN}:"
 
 
 @pytest.mark.parametrize(("answers", "message"), [
