@@ -164,7 +164,7 @@ def _run_of_letters(inner: str, choices: _Choices) -> frozenset[int] | None:
     """Read ``ac``, ``A C``, ``a, c``, ``a and c`` as letters, when every letter names an option."""
     if not choices.by_letter:
         return None
-    words = [word for word in re.split(r"[\s,;&]+|\band\b", inner) if word]
+    words = [word for word in re.split(r"[\s,;&]+|\band\b|(?<=[)\]])(?=[(\[])", inner) if word]  # (a)(c) too
     # each word a run of letters ("ac") or one letter as the options show it ("(a)", "c)")
     letters = [one[1] if (one := _LETTER.fullmatch(word)) else word for word in words]
     if not letters or not all(word.isascii() and word.isalpha() for word in letters):

@@ -429,7 +429,8 @@ def test_multi_option_texts_may_contain_commas() -> None:
 
 
 @pytest.mark.parametrize(("text", "chosen"), [
-    ("(a) (c)", {0, 2}), ("a) c)", {0, 2}), ("[a] [c]", {0, 2}), ("all", {0, 1, 2, 3}), ("All of them", {0, 1, 2, 3}),
+    ("(a) (c)", {0, 2}), ("(a)(c)", {0, 2}), ("a) c)", {0, 2}), ("[a] [c]", {0, 2}),
+    ("all", {0, 1, 2, 3}), ("All of them", {0, 1, 2, 3}),
     ("none", set()),
 ])
 def test_multi_letters_as_shown_and_all_or_none(text: str, chosen: set[int]) -> None:
