@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from sqlmodel import Session, col, select
 from textual.widgets import DataTable, Select, Static
@@ -198,7 +199,8 @@ def test_a_self_rated_recall_card_is_shown_as_rated_not_marked(new_app: Callable
 
     asyncio.run(scenario())
 
-def test_the_parts_of_a_multi_part_answer_are_labelled(new_app: Callable[..., QuizzerApp], utc_zone: None) -> None:
+def test_the_parts_of_a_multi_part_answer_are_labelled_and_follow_through_shown(new_app: Callable[..., QuizzerApp],
+                                                                              utc_zone: None) -> None:
     app = new_app()
 
     async def scenario() -> None:
@@ -206,12 +208,14 @@ def test_the_parts_of_a_multi_part_answer_are_labelled(new_app: Callable[..., Qu
             await loaded(app, pilot)
             assert app.study is not None
             chain = make_instance(app.study.templates["2024T3_Q1_NA Q275"], 0)
-            app.study.answer_parts(chain, [part.question.answer_text for part in chain.parts], 30.0)
+            p_in = chain.values["p_in"]  # (a) read at the input token; (b) right on that value
+            mine = [" ".join(f"{p:.2f}" for p in p_in), f"{-sum(float(np.log(round(p, 2))) for p in p_in):.4f}"]
+            app.study.answer_parts(chain, mine, 30.0)
             await pilot.press("h")
             await pilot.pause()
             table = app.screen.query_one("#history-table", DataTable)
-            questions = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
-            assert questions == ["2024T3_Q1_NA Q275 (b)", "2024T3_Q1_NA Q275 (a)"]
+            rows = [[str(cell) for cell in table.get_row_at(i)][1:3] for i in range(table.row_count)]
+            assert rows == [["2024T3_Q1_NA Q275 (b)", "✔ your value"], ["2024T3_Q1_NA Q275 (a)", "✘ incorrect"]]
 
     asyncio.run(scenario())
 

@@ -32,7 +32,7 @@ TICKS = 6  # dates under the plot's x axis
 # Colour names that plotext and Rich read alike, so the key above the plot matches its lines.
 MASTERY_COLOR, ACCURACY_COLOR = "cyan", "magenta"
 WHEN = len("yesterday 23:59")
-FIXED = WHEN + 11 + 5 + 5  # the when, verdict, score and time columns
+FIXED = WHEN + 12 + 5 + 5  # the when, verdict, score and time columns
 EMPTY = ("[b]No answers yet.[/]\n\nPractise a few questions ([b]enter[/] on the dashboard) and your accuracy "
          "and mastery per topic will be plotted here, answer by answer.")
 
@@ -147,7 +147,7 @@ class HistoryScreen(Screen[None]):
         table.clear(columns=True)
         table.add_column("When", width=WHEN)
         table.add_column("Question", width=question)
-        table.add_column("Verdict", width=11)
+        table.add_column("Verdict", width=12)
         table.add_column("Score", width=5)
         table.add_column("Time", width=5)
         table.add_column("Misconception", width=free - question)
@@ -157,6 +157,8 @@ class HistoryScreen(Screen[None]):
                 label, style, score = f"◇ {rating_named(attempt.response) or 'rated'}", "italic", "–"
             else:
                 label, style = VERDICTS.get(attempt.verdict, (attempt.verdict, ""))
+                if attempt.carried_forward:  # right on the learner's own earlier value, as the app said
+                    label = f"{label[0]} your value"
                 score = f"{attempt.score:.0%}"
             table.add_row(friendly_time(attempt.created_at, now), cell(_question(attempt)),
                           Text(label, style=style), score,
