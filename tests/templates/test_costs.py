@@ -149,7 +149,8 @@ def test_budgets_in_a_burst_start_from_one_reading_and_never_late(monkeypatch: p
     burst = Budget()
     burst.step()
     assert fake.reads == 1 and burst.deadline == 100.0 + budget.MAX_SECONDS  # a little early, never late
-    monkeypatch.setattr(budget.time, "perf_counter", lambda: budget._last_reading[1] + budget.FRESH_SECONDS)
+    # Twice FRESH_SECONDS: read_at + FRESH_SECONDS - read_at can round below FRESH_SECONDS
+    monkeypatch.setattr(budget.time, "perf_counter", lambda: budget._last_reading[1] + 2 * budget.FRESH_SECONDS)
     later = Budget()
     later.step()
     assert fake.reads == 2 and later.deadline == 100.004 + budget.MAX_SECONDS  # an old reading is read again
