@@ -176,6 +176,15 @@ def test_table_lists_answers_newest_first_and_the_plot_has_data(new_app: Callabl
         assert len(session.exec(select(Attempt)).all()) == 5  # looking at history changes nothing
 
 
+async def history_rows(app: QuizzerApp, pilot: Any) -> list[list[str]]:
+    """Open the history (`h`) and read its table: each answer's cells as text, newest first."""
+    await pilot.press("h")
+    await pilot.pause()
+    assert isinstance(app.screen, HistoryScreen)
+    table = app.screen.query_one("#history-table", DataTable)
+    return [[str(value) for value in table.get_row_at(i)] for i in range(table.row_count)]
+
+
 def test_a_self_rated_recall_card_is_shown_as_rated_not_marked(new_app: Callable[..., QuizzerApp],
                                                               clock: FakeClock, utc_zone: None) -> None:
     """As the mock exam counts it: a recall card's rating is the learner's own, never "✔ correct"."""
@@ -187,17 +196,13 @@ def test_a_self_rated_recall_card_is_shown_as_rated_not_marked(new_app: Callable
             assert app.study is not None
             answer(app.study, clock, RECALL, "good", 20.0, minutes=1)
             answer(app.study, clock, Q277, "18944000", 30.0, minutes=1)
-            await pilot.press("h")
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, HistoryScreen)
-            table = screen.query_one("#history-table", DataTable)
-            rows = [[str(value) for value in table.get_row_at(i)][1:4] for i in range(table.row_count)]
+            rows = [row[1:4] for row in await history_rows(app, pilot)]
             assert rows == [[Q277, "✔ correct", "100%"], [shown_key(RECALL), "◇ good", "–"]]
-            summary = str(screen.query_one("#history-summary", Static).render())
+            summary = str(app.screen.query_one("#history-summary", Static).render())
             assert summary.startswith("2 answers · 1 correct · 1 self-rated · ")
 
     asyncio.run(scenario())
+
 
 def test_the_parts_of_a_multi_part_answer_are_labelled_and_follow_through_shown(new_app: Callable[..., QuizzerApp],
                                                                               utc_zone: None) -> None:
@@ -211,10 +216,7 @@ def test_the_parts_of_a_multi_part_answer_are_labelled_and_follow_through_shown(
             p_in = chain.values["p_in"]  # (a) read at the input token; (b) right on that value
             mine = [" ".join(f"{p:.2f}" for p in p_in), f"{-sum(float(np.log(round(p, 2))) for p in p_in):.4f}"]
             app.study.answer_parts(chain, mine, 30.0)
-            await pilot.press("h")
-            await pilot.pause()
-            table = app.screen.query_one("#history-table", DataTable)
-            rows = [[str(cell) for cell in table.get_row_at(i)][1:3] for i in range(table.row_count)]
+            rows = [row[1:3] for row in await history_rows(app, pilot)]
             assert rows == [["2024T3_Q1_NA Q275 (b)", "✔ your value"], ["2024T3_Q1_NA Q275 (a)", "✘ incorrect"]]
 
     asyncio.run(scenario())
