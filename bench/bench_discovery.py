@@ -14,8 +14,9 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))

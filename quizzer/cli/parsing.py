@@ -20,8 +20,9 @@ import inspect
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
+
+import msgspec
 
 from quizzer.common.errors import did_you_mean
 
@@ -97,8 +98,7 @@ class Parser(argparse.ArgumentParser):
         return read
 
 
-@dataclass(frozen=True)
-class Bounded:
+class Bounded(msgspec.Struct, frozen=True):
     """An argparse ``type``: a number of ``kind`` (int or float) from ``low`` to ``high`` (None: no limit)."""
 
     kind: type[int] | type[float]
@@ -162,8 +162,7 @@ def takes(*arguments: Argument, learner: bool = False) -> Callable[[F], F]:
     return declare
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(msgspec.Struct, frozen=True):
     """What a parsed command line runs: ``function``, called with the arguments it declared."""
 
     function: Callable[..., None]

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+import msgspec
+
 from quizzer.grading.describe import describe
 from quizzer.templates.answer_text import Mistake
 from quizzer.templates.catalog import load_catalog, misconception_feedback
@@ -219,16 +221,16 @@ def _question(number: int, instance: Instance) -> Question:
 def _multi_part(number: int, instance: Instance) -> Question:
     """One question with sub-questions: the stem, then each part with its letter, marks and answer."""
     parts = tuple(
-        replace(_question(number, replace(part.question, title=f"{instance.title} ({part.label})",
-                                          prompt=f"{part.standalone_prompt}\n\n"
-                                                 f"{FOLLOW_THROUGH_NOTE.format(label=part.label)}")),
+        replace(_question(number, msgspec.structs.replace(part.question, title=f"{instance.title} ({part.label})",
+                                                              prompt=f"{part.standalone_prompt}\n\n"
+                                                                     f"{FOLLOW_THROUGH_NOTE.format(label=part.label)}")),
                 label=part.label)
         for part in instance.parts)
     asked = [f"**({part.label})** {part.question.prompt.strip()} ({marks(part.question.points)})"
              for part in instance.parts]
     prompt = "\n\n".join([instance.prompt.rstrip(), *asked])
     return Question(
-        number=number, instance=replace(instance, prompt=prompt),
+        number=number, instance=msgspec.structs.replace(instance, prompt=prompt),
         answer="\n".join(f"- ({q.label}) {q.sheet_answer}" for q in parts),
         accepted="; ".join(f"({q.label}) {q.accepted}" for q in parts if q.accepted),
         notes=tuple(Note(f"({q.label}) {note.answer}", note.feedback) for q in parts for note in q.notes),

@@ -24,8 +24,9 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NamedTuple
+
+import msgspec
 
 MAX_STEPS = 20_000
 # One typed answer: an expression is evaluated at up to 24 points, the expected one too; a real answer
@@ -66,8 +67,7 @@ class BudgetError(ValueError):
     """A budget ran out; the message is one user-facing line (the evaluator reports it as ExprError)."""
 
 
-@dataclass(slots=True)
-class Budget:
+class Budget(msgspec.Struct):
     """Steps taken, element operations done, array elements built, and when time is up."""
 
     steps: int = 0

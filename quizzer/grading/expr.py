@@ -32,10 +32,10 @@ import math
 import operator
 import tokenize
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from quizzer.common.errors import did_you_mean
@@ -89,8 +89,7 @@ _NODE_NAMES = {ast.Attribute: "attribute access ('.')", ast.Lambda: "lambda",
                ast.JoinedStr: "f-strings", ast.Await: "await", ast.Yield: "yield"}
 
 
-@dataclass(frozen=True)
-class Compiled:
+class Compiled(msgspec.Struct, frozen=True):
     """A parsed and checked expression, turned into nested closures: parse once, evaluate often."""
 
     source: str

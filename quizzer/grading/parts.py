@@ -15,9 +15,9 @@ instance budget; this module only decides which values to substitute and what th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from quizzer.grading.describe import describe
@@ -31,8 +31,7 @@ from quizzer.grading.verdict import AnswerSpec, Verdict, expected_text, grade
 Recompute = Callable[[Mapping[str, Any]], Any]
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(msgspec.Struct, frozen=True):
     """One part as grading sees it."""
 
     label: str                    # "a", "b", … as the question prints it
@@ -40,11 +39,10 @@ class Step:
     spec: AnswerSpec
     follow_through: float = 1.0   # credit for an answer right on the learner's own earlier values
     depends: frozenset[str] = frozenset()  # earlier parts' values this part is computed from
-    recompute: Recompute | None = field(default=None, compare=False, repr=False)
+    recompute: Recompute | None = None
 
 
-@dataclass(frozen=True)
-class PartVerdict:
+class PartVerdict(msgspec.Struct, frozen=True):
     """One part's verdict; ``carried_forward``: right on the learner's own earlier value(s), not on the
     true ones (an earlier part's error carried forward: mastery counts it as right)."""
 
@@ -97,7 +95,7 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
     if expected is None:
         return PartVerdict(step.label, verdict)
     # Graded as a plain answer of the part's kind: the misconceptions were computed from the true values.
-    theirs = replace(step.spec, expected=expected, expected_text=None, wrong_answers=(), discover=None)
+    theirs = msgspec.structs.replace(step.spec, expected=expected, expected_text=None, wrong_answers=(), discover=None)
     again = grade(theirs, response)
     score = again.score * step.follow_through
     if again.verdict == "invalid" or score <= verdict.score:
@@ -114,7 +112,7 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
                  f"{again.feedback}")
     feedback = f"{found} (error carried forward: {credit}). With the right values it is {verdict.expected}."
     outcome = "correct" if score >= 1 else "partial"
-    return PartVerdict(step.label, replace(verdict, verdict=outcome, score=score, feedback=feedback,
+    return PartVerdict(step.label, msgspec.structs.replace(verdict, verdict=outcome, score=score, feedback=feedback,
                                            misconception=None), carried_forward=True)
 
 

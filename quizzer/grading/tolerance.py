@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal, NamedTuple
+
+import msgspec
 
 DEFAULT_SIG = 3
 _BOUND_SLACK = 1e-9  # so 1.01 is within 1% of 1.0 despite binary rounding
@@ -25,8 +26,7 @@ MIN_PRECISION_SIG = 2
 MAX_PRECISION_SHORTFALL = 2
 
 
-@dataclass(frozen=True)
-class Tolerance:
+class Tolerance(msgspec.Struct, frozen=True):
     """How close a number must be; accepted if ANY given criterion accepts (default: 3 s.f.)."""
 
     rel: float | None = None   # |got-exp| <= rel*|exp|
@@ -102,8 +102,7 @@ def _finite_float(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-@dataclass(frozen=True)
-class Precision:
+class Precision(msgspec.Struct, frozen=True):
     """The precision a question asks for: ``digits`` decimal places or significant figures."""
 
     digits: int

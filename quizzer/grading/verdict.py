@@ -19,9 +19,9 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
@@ -60,8 +60,7 @@ RULES_VERSION = 5
 PRECISION_CREDIT = 0.5
 
 
-@dataclass(frozen=True)
-class WrongAnswer:
+class WrongAnswer(msgspec.Struct, frozen=True):
     """A misconception: a wrong answer computed under one named mistake (``id`` None: a
     choice distractor that has feedback of its own but names no catalogued mistake)."""
 
@@ -70,8 +69,7 @@ class WrongAnswer:
     feedback: str
 
 
-@dataclass(frozen=True)
-class AnswerSpec:
+class AnswerSpec(msgspec.Struct, frozen=True):
     """What a question expects and how to grade it."""
 
     kind: str               # number integer vector matrix shape choice multi order bool expression text
@@ -82,15 +80,14 @@ class AnswerSpec:
     wrong_answers: tuple[WrongAnswer, ...] = ()
     expected_text: str | None = None       # how the question displays its answer, when it decides that itself
     precision: Precision | None = None     # number/vector/matrix: what the prompt asks ("to 4 decimal places")
-    sizes: Mapping[str, int] = field(default_factory=dict)  # shape kind: the question's named sizes (T = 31)
+    sizes: Mapping[str, int] = msgspec.field(default_factory=dict)  # shape kind: the question's named sizes (T = 31)
     must_precede: tuple[tuple[int, int], ...] = ()  # order kind: examined pairs of step numbers (see ordering)
     # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
     # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
-    discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = field(default=None, compare=False, repr=False)
+    discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = None
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     """The outcome of grading one response."""
 
     verdict: str            # "correct" | "incorrect" | "partial" | "invalid"
@@ -122,8 +119,7 @@ class Verdict:
                 "recorded": recorded}
 
 
-@dataclass(frozen=True)
-class _Outcome:
+class _Outcome(msgspec.Struct, frozen=True):
     """A grader's judgement, before the display texts are added."""
 
     verdict: str
@@ -220,7 +216,7 @@ def _name_mistake(spec: AnswerSpec, got: Any, outcome: _Outcome) -> _Outcome:
     if outcome.verdict == "invalid":
         return _Outcome("incorrect", 0.0, wrong.feedback, wrong.id)
     feedback = wrong.feedback if outcome.verdict == "incorrect" else f"{wrong.feedback} ({outcome.feedback})"
-    return replace(outcome, feedback=feedback or outcome.feedback, misconception=wrong.id)
+    return msgspec.structs.replace(outcome, feedback=feedback or outcome.feedback, misconception=wrong.id)
 
 
 _PRECISE = ("number", "vector", "matrix")  # the kinds a prompt may ask a precision of

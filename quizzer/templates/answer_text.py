@@ -10,9 +10,9 @@ what `generate --format json --solutions` lists and the answer sheets print as c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from quizzer.grading.describe import describe
@@ -23,8 +23,7 @@ from quizzer.templates.functions import fmt, show, sig
 from quizzer.templates.schema import Template
 
 
-@dataclass(frozen=True)
-class Mistake:
+class Mistake(msgspec.Struct, frozen=True):
     """What a learner making one known mistake answers on this instance."""
 
     id: str | None        # the catalogued misconception; None for a distractor with feedback alone

@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
 from quizzer.common.errors import UserError
@@ -35,8 +35,7 @@ def questions_dir() -> Path:
     return Path(os.environ.get("QUIZZER_QUESTIONS_DIR") or PROJECT_ROOT / "questions")
 
 
-@dataclass(frozen=True)
-class Topic:
+class Topic(msgspec.Struct, frozen=True):
     id: str
     name: str
     week: int
@@ -46,8 +45,7 @@ class Topic:
     prerequisites: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(msgspec.Struct, frozen=True):
     """A routed exam record: ``2024T3_Q1_NA Q277`` is question Q277 of paper 2024T3_Q1_NA."""
 
     id: str
@@ -56,8 +54,7 @@ class Record:
     topics: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class MisconceptionInfo:
+class MisconceptionInfo(msgspec.Struct, frozen=True):
     id: str
     title: str
     claim: str
@@ -67,8 +64,7 @@ class MisconceptionInfo:
     kind: str
 
 
-@dataclass(frozen=True)
-class Catalog:
+class Catalog(msgspec.Struct, frozen=True):
     topics: dict[str, Topic]
     records: dict[str, Record]
     misconceptions: dict[str, MisconceptionInfo]

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from engine.mutations import Mutation, affecting
@@ -110,8 +110,7 @@ def recompute_derived(template: Template, values: Mapping[str, Any], changed: se
 FEEDBACK_PREFIX = "Rerunning the calculation with one slip gives your answer. "
 
 
-@dataclass
-class Discovery:
+class Discovery(msgspec.Struct):
     """The discovered mistakes of one instance, computed on first use and then kept."""
 
     template: Template

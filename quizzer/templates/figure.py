@@ -11,9 +11,9 @@ Drawing lives elsewhere: ``quizzer.figures`` (SVG, for exports) and the TUI's fi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from typing import Any, cast
 
+import msgspec
 import numpy as np
 
 from quizzer.templates.functions import show
@@ -35,20 +35,17 @@ class FigureDataError(ValueError):
         super().__init__(message)
 
 
-@dataclass(frozen=True)
-class Series:
+class Series(msgspec.Struct, frozen=True):
     label: str
     y: tuple[float, ...]
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(msgspec.Struct, frozen=True):
     x: float
     label: str
 
 
-@dataclass(frozen=True)
-class Figure:
+class Figure(msgspec.Struct, frozen=True):
     """One computed figure.  Texts are Markdown with ``$…$`` math, like prompts.
 
     heatmap: ``cells`` rows × columns, ``None`` for −∞ (a masked score); ``blocked`` marks
@@ -74,7 +71,7 @@ class Figure:
     ylim: tuple[float, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return cast(dict[str, Any], _lists(asdict(self)))
+        return cast(dict[str, Any], _lists(self))
 
 
 def build_figure(spec: FigureSpec, evaluate: Evaluate, render: Render) -> Figure:
@@ -247,7 +244,10 @@ def _labels(spec: Labels | None, field: str, evaluate: Evaluate, render: Render,
 
 
 def _lists(value: Any) -> Any:
-    """Tuples become lists all the way down, so the JSON form is plain."""
+    """Structs become dicts and tuples lists all the way down, so the JSON form is plain (not
+    msgspec.to_builtins: the values are often NumPy floats, which it refuses)."""
+    if isinstance(value, msgspec.Struct):
+        value = msgspec.structs.asdict(value)
     if isinstance(value, dict):
         return {key: _lists(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):

@@ -17,9 +17,9 @@ import functools
 import hashlib
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import msgspec
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -45,8 +45,7 @@ DEFAULT_DECIMALS = 2
 _PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class Instance:
+class Instance(msgspec.Struct, frozen=True):
     """One question with its numbers fixed, answer computed and text rendered."""
 
     key: str
@@ -64,10 +63,10 @@ class Instance:
     figure: Figure | None = None
     mistakes: tuple[Mistake, ...] = ()   # what each known mistake answers here, as it would be typed
     points: float = 1.0  # marks: the template's ``points:`` or its kind's default
-    values: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    values: dict[str, Any] = msgspec.field(default_factory=dict)
     parts: tuple[PartInstance, ...] = ()  # kind 'parts': its steps, asked in order (quizzer.templates.parts)
     # Which of the template's misconceptions (by index) differ from the answer here; the others were dropped.
-    live_misconceptions: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    live_misconceptions: tuple[int, ...] = ()
 
     def to_json(self, *, solutions: bool = True) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -86,8 +85,7 @@ class Instance:
         return data
 
 
-@dataclass(frozen=True)
-class PartInstance:
+class PartInstance(msgspec.Struct, frozen=True):
     """One step of a multi-part instance: a question of its own (``question``: its kind, prompt, spec,
     answer, mistakes and points; keyed by the part's routed ID if it has one) and how grading follows
     an earlier part's error through it (``step``)."""

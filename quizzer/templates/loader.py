@@ -6,7 +6,6 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -155,15 +154,14 @@ _RESOLVER = yaml.resolver.Resolver()  # how YAML types a plain scalar: 'true' is
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
-@dataclass
-class _Frame:
+class _Frame(msgspec.Struct):
     """One open mapping or sequence while walking the YAML events: where it is and what comes next."""
 
     path: tuple[str, ...]
     mapping: bool
     slot: str | int = 0  # the current key (mapping) or index (sequence)
     expecting_key: bool = True
-    lines: dict[str, int] = field(default_factory=dict)  # a mapping's keys so far, with their lines
+    lines: dict[str, int] = msgspec.field(default_factory=dict)  # a mapping's keys so far, with their lines
 
 
 def _check_events(text: str, where: str) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 import msgspec
@@ -85,7 +84,7 @@ def make_parts_instance(template: Template, seed: int, budget: Budget | None = N
         stem = render_text(template, values, template.prompt, "prompt", shared)
     parts = tuple(
         PartInstance(label=LABELS[i], id=part.id, stem=stem,
-                     question=replace(question, key=part.id or template.key),
+                     question=msgspec.structs.replace(question, key=part.id or template.key),
                      step=Step(label=LABELS[i], name=part.answer, spec=question.spec,
                                follow_through=part.follow_through, depends=depends,
                                recompute=functools.partial(_recompute, template, values, part.answer, part.kind)))

@@ -6,7 +6,6 @@ right order's letters and no wrong order; the whole bank exports to both."""
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import itertools
 import random
@@ -15,6 +14,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from quizzer.export import moodle
@@ -77,7 +77,7 @@ def test_moodle_ordering_question_holds_the_steps_in_the_right_order_all_or_noth
 def test_moodle_escapes_each_step_text() -> None:
     made = instance(KEY, 1)
     awkward = ("if a < b & c > d", "a ]]> b", *made.choices[2:])
-    paper = build_paper([dataclasses.replace(made, choices=awkward)], Selection(seed=1, keys=(KEY,)), "moodle")
+    paper = build_paper([msgspec.structs.replace(made, choices=awkward)], Selection(seed=1, keys=(KEY,)), "moodle")
     question = ET.fromstring(moodle.render(paper, ())).find("question[@type='ordering']")
     assert question is not None
     texts = [_plain(answer.findtext("text", "")) for answer in question.findall("answer")]

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import itertools
 import random
-from dataclasses import replace
 
 import numpy as np
 import pytest
+from msgspec.structs import replace
 
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
 from quizzer.templates.instance import Instance

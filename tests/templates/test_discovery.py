@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import textwrap
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from engine.mutations import BY_ID, MUTATIONS
 from quizzer.grading.verdict import grade
