@@ -117,36 +117,43 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
     """Sample, compute and render one instance of ``template``, spending from ``budget`` (a new one unless
     given: ``quizzer validate`` passes its own to add up what all seeds cost)."""
     if template.parts:
-        from quizzer.templates.parts import make_parts_instance  # it builds each part with make_instance
+        from quizzer.templates.parts import make_parts_instance  # it builds each part with question_from
 
         return make_parts_instance(template, seed, budget)
     with shared_budget(budget) as spent, numpy_quiet():  # every expression of one instance spends from one budget
-        run = sample_values(template, seed, spent)
-        order = _choice_order(template, seed)
-        answer, choices = _answer(run, order)
-        run.charge_text(answer, "answer")  # written out as text, and typed back when validated
-        run.add("answer", answer)
-        env = run.env
-        answer_text = write_answer(template, answer, choices)
-        tolerance = _tolerance(template)
-        prompt = run.render(template.prompt, "prompt")
-        wrong_answers, live = _wrong_answers(run, order, tolerance)
-        spec = AnswerSpec(
-            kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
-            variables=tuple(template.variables), wrong_answers=wrong_answers,
-            expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
-            must_precede=tuple((before, after) for before, after in template.must_precede),
-            precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
-            discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
-        )
-        return Instance(
-            key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
-            topics=tuple(template.topics), prompt=prompt,
-            solution=run.render(template.solution, "solution"), answer=answer,
-            answer_text=answer_text, spec=spec, choices=choices, figure=_figure(run),
-            mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,
-            live_misconceptions=live,
-        )
+        return question_from(sample_values(template, seed, spent), seed)
+
+
+def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None = None) -> Instance:
+    """The question ``run.template`` asks about the values ``run`` drew: its answer, misconceptions, prompt,
+    solution and figure.  ``shared``: the solution and figure already rendered from the same values (the
+    parts of a multi-part question share them)."""
+    template = run.template
+    order = _choice_order(template, seed)
+    answer, choices = _answer(run, order)
+    run.charge_text(answer, "answer")  # written out as text, and typed back when validated
+    run.add("answer", answer)
+    env = run.env
+    answer_text = write_answer(template, answer, choices)
+    tolerance = _tolerance(template)
+    prompt = run.render(template.prompt, "prompt")
+    wrong_answers, live = _wrong_answers(run, order, tolerance)
+    spec = AnswerSpec(
+        kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
+        variables=tuple(template.variables), wrong_answers=wrong_answers,
+        expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
+        must_precede=tuple((before, after) for before, after in template.must_precede),
+        precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
+        discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
+    )
+    solution, figure = shared or (run.render(template.solution, "solution"), figure_of(run))
+    return Instance(
+        key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
+        topics=tuple(template.topics), prompt=prompt, solution=solution, answer=answer,
+        answer_text=answer_text, spec=spec, choices=choices, figure=figure,
+        mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,
+        live_misconceptions=live,
+    )
 
 
 # --- sampling ----------------------------------------------------------------------------------
@@ -165,11 +172,11 @@ def uniform(key: str, seed: int, name: str, draw: int = 0) -> float:
     return int.from_bytes(_digest(key, seed, name, draw)[:8], "little") / 2.0**64
 
 
-def sample_values(template: Template, seed: int, budget: Budget) -> _Run:
+def sample_values(template: Template, seed: int, budget: Budget) -> Run:
     """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
     canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
     for draw in range(MAX_DRAWS):
-        run = _Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
+        run = Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
         for name, spec in template.params.items():
             run.add(name, _canonical(canonical[name]) if name in canonical else _sample(
                 spec, (template.key, seed, name, draw), run, name))
@@ -183,7 +190,7 @@ def sample_values(template: Template, seed: int, budget: Budget) -> _Run:
                         "the constraint is unsatisfiable or too strict", where=_where(template))
 
 
-def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: _Run, name: str) -> Any:
+def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: Run, name: str) -> Any:
     """One parameter's value; ``where`` (key, seed, name, draw) identifies its random stream."""
     # Exactly one sampler is given (ParamSpec checks it).
     if spec.choice is not None:
@@ -214,7 +221,7 @@ def _random_array(spec: ParamSpec, rng: np.random.Generator, shape: tuple[int, .
     return np.round(values, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0 so prompts never show "-0"
 
 
-def _dimension(run: _Run, dim: int | str, where: str) -> int:
+def _dimension(run: Run, dim: int | str, where: str) -> int:
     value = dim if isinstance(dim, int) else run.evaluate(dim, where)
     if not isinstance(value, (int, np.integer)) or not 1 <= value <= 64:
         raise TemplateError(f"field {where!r}: a dimension must be a whole number from 1 to 64, got {value!r}",
@@ -232,7 +239,7 @@ def _canonical(value: Any) -> Any:
     return value
 
 
-def _holds(run: _Run, rule: str, index: int) -> bool:
+def _holds(run: Run, rule: str, index: int) -> bool:
     result = run.evaluate(rule, f"require.{index}")
     if not isinstance(result, (bool, np.bool_)):
         raise TemplateError(f"field 'require.{index}': must be a condition (true/false), got {show(result)}",
@@ -242,7 +249,7 @@ def _holds(run: _Run, rule: str, index: int) -> bool:
 
 # --- answers ------------------------------------------------------------------------------------
 
-def _answer(run: _Run, order: list[int]) -> tuple[Any, tuple[str, ...]]:
+def _answer(run: Run, order: list[int]) -> tuple[Any, tuple[str, ...]]:
     """The expected answer, and the displayed choices for choice kinds."""
     template = run.template
     if template.items is not None:  # kind order: the answer is each step's displayed position, in order
@@ -341,7 +348,7 @@ _COERCE = {"number": _as_number, "integer": _as_integer, "vector": _as_array(1),
            "shape": _as_shape, "bool": _as_bool}
 
 
-def _wrong_answers(run: _Run, order: list[int], tolerance: Tolerance) -> tuple[tuple[WrongAnswer, ...],
+def _wrong_answers(run: Run, order: list[int], tolerance: Tolerance) -> tuple[tuple[WrongAnswer, ...],
                                                                               tuple[int, ...]]:
     """Each misconception's wrong answer (a computed value, or for choice kinds the option it names), and
     the indices in ``misconceptions`` of those kept (for choice kinds, which name options: none)."""
@@ -383,7 +390,7 @@ def _displayed_order(template: Template, steps: Any, order: list[int], where: st
     return tuple(order.index(number - 1) for number in numbers)
 
 
-def _feedback(run: _Run, text: str | None, misconception: str | None, where: str) -> str:
+def _feedback(run: Run, text: str | None, misconception: str | None, where: str) -> str:
     if text:
         return run.render(text, where)
     return misconception_feedback(misconception) if misconception else ""
@@ -405,7 +412,7 @@ def _tolerance(template: Template) -> Tolerance:
 
 # --- evaluation and rendering -------------------------------------------------------------------
 
-class _Run:
+class Run:
     """One instance being computed: its template (named in errors), its values so far, and the one scope
     (function table and budget) every expression of it is evaluated in.  An instance evaluates some fifty
     expressions and placeholders, most of them a name or a product: looking its budget and functions up
@@ -421,6 +428,13 @@ class _Run:
         # function is pure, so the same expression over the same values has the same value.  add() forgets
         # them if a name is rebound.
         self.shown: dict[str, tuple[Any, str]] = {}
+
+    def fork(self, template: Template) -> Run:
+        """A run of ``template`` (a part of this run's multi-part template) on a copy of the values drawn so far,
+        spending from the same budget and keeping the placeholders already shown (the values are the same)."""
+        run = Run(template, self.budget, dict(self.env))
+        run.shown = dict(self.shown)
+        return run
 
     def add(self, name: str, value: Any) -> None:
         if name in self.env:  # a parameter named like a constant (e), or a derived value named answer
@@ -477,12 +491,6 @@ class _Run:
             fields[where] = fields.get(where, 0) + cost
 
 
-def render_text(template: Template, env: dict[str, Any], text: str, where: str, budget: Budget) -> str:
-    """One text of ``template`` rendered with ``env`` outside an instance (a multi-part question's stem)."""
-    with numpy_quiet():
-        return _Run(template, budget, dict(env)).render(text, where)
-
-
 @functools.lru_cache(maxsize=4096)
 def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     """A text split once (texts are the template's, rendered for every instance): the literal parts around
@@ -493,7 +501,7 @@ def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     return literals, tuple(expression.strip() for expression in parts[1::2]), "{{" in "".join(literals)
 
 
-def _figure(run: _Run) -> Figure | None:
+def figure_of(run: Run) -> Figure | None:
     template = run.template
     if template.figure is None:
         return None

@@ -1,14 +1,14 @@
 """Multi-part questions (``kind: parts``): the steps of one calculation, each asking for one derived value.
 
 Each part is made into a question of its own by :func:`part_template` — the template with the part's
-kind, answer, tolerance, points and misconceptions in place of the (absent) top-level ones, and the
-same key, so every part draws the same numbers from the same random streams — and rendered by
-``make_instance`` like any question: its answer text, listed and discovered mistakes and exports come
-for free. What is particular to parts is here: the shared stem and solution, the part labels, which
-earlier parts a part is computed from (through the derived values, found by reading the expressions:
-the author wires nothing), and ``recompute``, the part's answer with the learner's own values put in
-place of earlier parts' (follow-through, graded by ``quizzer.grading.parts``), evaluated under one
-instance budget like every other expression.
+kind, answer, tolerance, points and misconceptions in place of the (absent) top-level ones and the
+same key, parameters and derived values — and rendered by ``question_from`` like any question, every
+part from the one draw of the values: its answer text, listed and discovered mistakes and exports
+come for free. What is particular to parts is here: the shared stem and solution, the part labels,
+which earlier parts a part is computed from (through the derived values, found by reading the
+expressions: the author wires nothing), and ``recompute``, the part's answer with the learner's own
+values put in place of earlier parts' (follow-through, graded by ``quizzer.grading.parts``),
+evaluated under one instance budget like every other expression.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ import numpy as np
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, shared_budget
-from quizzer.grading.expr import ExprError
+from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
 from quizzer.templates.functions import template_functions
-from quizzer.templates.instance import Instance, PartInstance, coerce, make_instance, render_text
+from quizzer.templates.instance import Instance, PartInstance, coerce, figure_of, question_from, sample_values
 from quizzer.templates.schema import Template
 
 LABELS = "abcdefgh"  # the schema allows at most 8 parts
@@ -78,10 +78,14 @@ def check_parts(template: Template) -> None:
 def make_parts_instance(template: Template, seed: int, budget: Budget | None = None) -> Instance:
     """The whole multi-part question: every part rendered, all from one budget."""
     assert template.parts is not None
-    with shared_budget(budget) as shared:
-        questions = [make_instance(part_template(template, i), seed, shared) for i in range(len(template.parts))]
-        values = {k: v for k, v in questions[0].values.items() if k != "answer"}
-        stem = render_text(template, values, template.prompt, "prompt", shared)
+    with shared_budget(budget) as spent, numpy_quiet():
+        # One draw for every part: each part's template keeps the key, parameters and derived values.
+        run = sample_values(template, seed, spent)
+        stem = run.render(template.prompt, "prompt")
+        shared = run.render(template.solution, "solution"), figure_of(run)
+        values = dict(run.env)
+        questions = [question_from(run.fork(part_template(template, i)), seed, shared)
+                     for i in range(len(template.parts))]
     parts = tuple(
         PartInstance(label=LABELS[i], id=part.id, stem=stem,
                      question=msgspec.structs.replace(question, key=part.id or template.key),
