@@ -1,7 +1,9 @@
 # Two commands do everything on a fresh machine with Python >= 3.11 and make:
 #   make run   - create .venv, install, start quizzer
 #   make test  - create .venv (with dev extras), lint (ruff), type-check (mypy), check the layering (lint-imports),
-#                run the whole suite, one pytest-xdist worker per core
+#                run the whole suite, one pytest-xdist worker per core (with bytecode writing allowed even where
+#                PYTHONDONTWRITEBYTECODE is set: pytest keeps its assertion-rewritten test modules only as
+#                bytecode, and rewriting all of them again cost each worker ~3.5 s of every run)
 #   make bench-load - 50 simulated learners on PostgreSQL (a throwaway local server), then SQLite
 # The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
 PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
@@ -32,7 +34,7 @@ test: compiled
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest -q -n auto --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --dist worksteal
 
 bench: compiled
 	$(BIN)/python bench/run.py
