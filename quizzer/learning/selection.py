@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from quizzer.common.errors import UserError
-from quizzer.templates.instance import Instance, make_instance, stream
+from quizzer.templates.draw import stream
+from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
 if TYPE_CHECKING:

@@ -1,22 +1,14 @@
 """Instances: a template plus a seed gives one fully computed, reproducible question.
 
-``make_instance(template, seed)`` samples the parameters, evaluates derived values,
-computes the answer and every misconception's wrong answer with the engine, and
-renders prompt, choices and solution.  Nothing is stored: the same ``(key, seed)``
-gives the same instance on every machine because every random stream is derived
-from a SHA-256 of the key, the seed and the stream's name (never Python's salted
-``hash``), so independent parts of a template draw from independent streams.
-
-Seed 0 is the *canonical* instance: parameters listed under ``canonical:`` take
-the values the course notes use, so ``--seed 0`` reproduces the notes' numbers.
+``make_instance(template, seed)`` draws the values (:mod:`quizzer.templates.draw`: parameters,
+derived values, the same on every machine for the same key and seed; seed 0 the course notes'
+own), then computes the answer and every misconception's wrong answer with the engine, and
+renders prompt, choices, solution and figure.  Nothing is stored.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import math
-import re
 from typing import Any, TypeVar
 
 import msgspec
@@ -24,8 +16,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from quizzer.common.errors import TemplateError
-from quizzer.grading.budget import Budget, BudgetError, shared_budget
-from quizzer.grading.expr import MATH_CONSTANTS, ExprError, Scope, compile_expr, numpy_quiet
+from quizzer.grading.budget import Budget, shared_budget
+from quizzer.grading.expr import MATH_CONSTANTS, numpy_quiet
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
@@ -35,14 +27,10 @@ from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
 from quizzer.templates.catalog import misconception_feedback
 from quizzer.templates.discovery import Discovery
-from quizzer.templates.figure import Figure, FigureDataError, build_figure
-from quizzer.templates.functions import show, template_functions, text_cost
-from quizzer.templates.schema import Dim, ParamSpec, Template
-
-MAX_DRAWS = 100  # how often `require` may reject a draw before the template is declared unsatisfiable
-CANONICAL_SEED = 0
-DEFAULT_DECIMALS = 2
-_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+from quizzer.templates.draw import MAX_DRAWS, Run, figure_of, sample_values, stream, template_where
+from quizzer.templates.figure import Figure
+from quizzer.templates.functions import show
+from quizzer.templates.schema import Template
 
 
 class Instance(msgspec.Struct, frozen=True):
@@ -156,97 +144,6 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
     )
 
 
-# --- sampling ----------------------------------------------------------------------------------
-
-def _digest(key: str, seed: int, name: str, draw: int) -> bytes:
-    return hashlib.sha256(f"{key}\x00{seed}\x00{name}\x00{draw}".encode()).digest()
-
-
-def stream(key: str, seed: int, name: str, draw: int = 0) -> np.random.Generator:
-    """An independent, platform-stable random stream for one named part of one instance."""
-    return np.random.default_rng(int.from_bytes(_digest(key, seed, name, draw)[:16], "little"))
-
-
-def uniform(key: str, seed: int, name: str, draw: int = 0) -> float:
-    """One platform-stable uniform number in [0, 1) for a scalar draw (no generator needed: fast)."""
-    return int.from_bytes(_digest(key, seed, name, draw)[:8], "little") / 2.0**64
-
-
-def sample_values(template: Template, seed: int, budget: Budget) -> Run:
-    """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
-    canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
-    for draw in range(MAX_DRAWS):
-        run = Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
-        for name, spec in template.params.items():
-            run.add(name, _canonical(canonical[name]) if name in canonical else _sample(
-                spec, (template.key, seed, name, draw), run, name))
-        for name, source in template.derived.items():
-            run.add(name, run.evaluate(source, f"derived.{name}"))
-        if all(_holds(run, rule, i) for i, rule in enumerate(template.require)):
-            return run
-        if canonical:
-            raise TemplateError("the canonical values do not satisfy 'require'", where=_where(template))
-    raise TemplateError(f"field 'require': no draw out of {MAX_DRAWS} satisfies it (seed {seed}); "
-                        "the constraint is unsatisfiable or too strict", where=_where(template))
-
-
-def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: Run, name: str) -> Any:
-    """One parameter's value; ``where`` (key, seed, name, draw) identifies its random stream."""
-    # Exactly one sampler is given (ParamSpec checks it).
-    if spec.choice is not None:
-        return _canonical(spec.choice[int(uniform(*where) * len(spec.choice))])
-    if spec.int_ is not None:
-        low, high = spec.int_
-        return low + spec.step * int(uniform(*where) * ((high - low) // spec.step + 1))
-    if spec.float_ is not None:
-        start, stop = spec.float_
-        decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
-        return round(start + (stop - start) * uniform(*where), decimals)
-    if spec.vector is not None:
-        dims: tuple[Dim, ...] = (spec.vector,)
-    else:
-        dims = tuple(spec.matrix or ())
-    shape = tuple(_dimension(run, dim, f"params.{name}") for dim in dims)
-    return _random_array(spec, stream(*where), shape)
-
-
-def _random_array(spec: ParamSpec, rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
-    if spec.dist == "normal":
-        values = rng.normal(spec.mean, spec.std, size=shape)
-    elif spec.dist == "uniform":
-        values = rng.uniform(spec.low, spec.high, size=shape)
-    else:
-        values = rng.integers(int(spec.low), int(spec.high), size=shape, endpoint=True).astype(float)
-    decimals = spec.decimals if spec.decimals is not None else DEFAULT_DECIMALS
-    return np.round(values, decimals) + 0.0  # + 0.0 turns -0.0 into 0.0 so prompts never show "-0"
-
-
-def _dimension(run: Run, dim: int | str, where: str) -> int:
-    value = dim if isinstance(dim, int) else run.evaluate(dim, where)
-    if not isinstance(value, (int, np.integer)) or not 1 <= value <= 64:
-        raise TemplateError(f"field {where!r}: a dimension must be a whole number from 1 to 64, got {value!r}",
-                            where=_where(run.template))
-    return int(value)
-
-
-def _canonical(value: Any) -> Any:
-    """YAML lists of numbers become arrays, as list literals do in expressions."""
-    if isinstance(value, list) and value and all(isinstance(v, (int, float, list)) for v in value):
-        try:
-            return np.array(value, dtype=float)
-        except ValueError:
-            return value
-    return value
-
-
-def _holds(run: Run, rule: str, index: int) -> bool:
-    result = run.evaluate(rule, f"require.{index}")
-    if not isinstance(result, (bool, np.bool_)):
-        raise TemplateError(f"field 'require.{index}': must be a condition (true/false), got {show(result)}",
-                            where=_where(run.template))
-    return bool(result)
-
-
 # --- answers ------------------------------------------------------------------------------------
 
 def _answer(run: Run, order: list[int]) -> tuple[Any, tuple[str, ...]]:
@@ -290,7 +187,7 @@ def coerce(template: Template, kind: str, value: Any, where: str) -> Any:
     try:
         return _COERCE[kind](value)
     except (TypeError, ValueError) as exc:
-        raise TemplateError(f"field {where!r}: {exc}", where=_where(template)) from None
+        raise TemplateError(f"field {where!r}: {exc}", where=template_where(template)) from None
 
 
 _Value = TypeVar("_Value", bound=ArrayLike)
@@ -386,7 +283,7 @@ def _displayed_order(template: Template, steps: Any, order: list[int], where: st
     numbers = [int(step) for step in np.ravel(np.asarray(steps, dtype=float))]
     if sorted(numbers) != list(range(1, len(order) + 1)):
         raise TemplateError(f"field {where!r}: an ordering mistake lists every item number 1–{len(order)} once, "
-                            f"got {show(steps)}", where=_where(template))
+                            f"got {show(steps)}", where=template_where(template))
     return tuple(order.index(number - 1) for number in numbers)
 
 
@@ -408,109 +305,3 @@ def _tolerance(template: Template) -> Tolerance:
     if given.rel is None and given.abs is None and given.sig is None:
         return Tolerance()
     return Tolerance(rel=given.rel, abs=given.abs, sig=given.sig)
-
-
-# --- evaluation and rendering -------------------------------------------------------------------
-
-class Run:
-    """One instance being computed: its template (named in errors), its values so far, and the one scope
-    (function table and budget) every expression of it is evaluated in.  An instance evaluates some fifty
-    expressions and placeholders, most of them a name or a product: looking its budget and functions up
-    again for each cost more than evaluating it."""
-
-    __slots__ = ("template", "budget", "env", "scope", "shown")
-
-    def __init__(self, template: Template, budget: Budget, env: dict[str, Any]):
-        self.template, self.budget, self.env = template, budget, env
-        self.scope = Scope(env, template_functions(), budget)  # sees every value add() puts in env
-        # Each placeholder's value and text, by its expression, once computed: the solution and the feedback
-        # repeat what the prompt showed ({{ T }} six times, {{ tex(vocab) }} three), and every template
-        # function is pure, so the same expression over the same values has the same value.  add() forgets
-        # them if a name is rebound.
-        self.shown: dict[str, tuple[Any, str]] = {}
-
-    def fork(self, template: Template) -> Run:
-        """A run of ``template`` (a part of this run's multi-part template) on a copy of the values drawn so far,
-        spending from the same budget and keeping the placeholders already shown (the values are the same)."""
-        run = Run(template, self.budget, dict(self.env))
-        run.shown = dict(self.shown)
-        return run
-
-    def add(self, name: str, value: Any) -> None:
-        if name in self.env:  # a parameter named like a constant (e), or a derived value named answer
-            self.shown.clear()
-        self.env[name] = value
-
-    def evaluate(self, source: Any, where: str, extra: dict[str, Any] | None = None) -> Any:
-        """The value of one template field's expression (with ``extra`` names, if given), spent from the
-        instance's budget and, when ``quizzer validate`` asks, counted against the field."""
-        if not isinstance(source, str):
-            return source  # a literal number or bool written directly in YAML
-        budget = self.budget
-        counted = budget.fields is not None
-        spent = budget.cost() if counted else 0
-        scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
-        try:
-            value = scope.evaluate(compile_expr(source))
-        except ExprError as exc:
-            raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
-        finally:
-            if counted:  # cost() is read only then: most instances are not validated
-                self._count(where, budget.cost() - spent)
-        return value
-
-    def render(self, text: str, where: str) -> str:
-        """Replace each ``{{ expression }}`` with its value's text; anything left unclosed is an error."""
-        literals, expressions, unclosed = _pieces(text)
-        out = [literals[0]]
-        shown = self.shown
-        for expression, literal in zip(expressions, literals[1:], strict=True):
-            seen = shown.get(expression)
-            value = self.evaluate(expression, where) if seen is None else seen[0]
-            self.charge_text(value, where)  # every time it is written: {{ a_million_numbers }} is refused first
-            if seen is None:
-                seen = shown[expression] = value, show(value)
-            out += (seen[1], literal)
-        if unclosed:
-            raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'", where=_where(self.template))
-        return "".join(out)
-
-    def charge_text(self, value: Any, where: str) -> None:
-        """Charge writing ``value`` as text (Python work per number) before it is written."""
-        cost = text_cost(value)
-        try:
-            self.budget.charge(cost)
-        except BudgetError as exc:
-            raise TemplateError(f"field {where!r}: {exc}", where=_where(self.template)) from None
-        self._count(where, cost)
-
-    def _count(self, where: str, cost: int) -> None:
-        """Add ``cost`` to the field's total, when someone asks (``quizzer validate`` names the costliest field)."""
-        fields = self.budget.fields
-        if fields is not None:
-            fields[where] = fields.get(where, 0) + cost
-
-
-@functools.lru_cache(maxsize=4096)
-def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
-    """A text split once (texts are the template's, rendered for every instance): the literal parts around
-    its placeholders, their expressions, and whether a '{{' is left unclosed ("}}" alone is ordinary LaTeX,
-    \\sqrt{d_{k}}; "{{" never is here)."""
-    parts = _PLACEHOLDER.split(text)
-    literals = tuple(parts[0::2])
-    return literals, tuple(expression.strip() for expression in parts[1::2]), "{{" in "".join(literals)
-
-
-def figure_of(run: Run) -> Figure | None:
-    template = run.template
-    if template.figure is None:
-        return None
-    try:
-        return build_figure(template.figure, lambda source, where, names: run.evaluate(source, where, names),
-                            run.render)
-    except FigureDataError as exc:
-        raise TemplateError(f"field {exc.field!r}: {exc}", where=_where(template)) from None
-
-
-def _where(template: Template) -> str:
-    return f"template {template.key!r}"

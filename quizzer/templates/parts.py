@@ -26,8 +26,9 @@ from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
+from quizzer.templates.draw import figure_of, sample_values
 from quizzer.templates.functions import template_functions
-from quizzer.templates.instance import Instance, PartInstance, coerce, figure_of, question_from, sample_values
+from quizzer.templates.instance import Instance, PartInstance, coerce, question_from
 from quizzer.templates.schema import Template
 
 LABELS = "abcdefgh"  # the schema allows at most 8 parts

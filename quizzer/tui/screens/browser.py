@@ -19,7 +19,8 @@ from textual.widgets import DataTable, Header, Input, Markdown, Select, Static
 
 from quizzer.common.errors import TemplateError
 from quizzer.learning.study import Study
-from quizzer.templates.instance import CANONICAL_SEED, Instance, make_instance
+from quizzer.templates.draw import CANONICAL_SEED
+from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import letter
