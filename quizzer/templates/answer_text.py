@@ -19,7 +19,7 @@ from quizzer.grading.describe import describe
 from quizzer.grading.match import is_discrete
 from quizzer.grading.tolerance import DEFAULT_SIG
 from quizzer.grading.verdict import WrongAnswer
-from quizzer.templates.functions import fmt, show, sig
+from quizzer.templates.formatting import fmt, show, sig
 from quizzer.templates.schema import Template
 
 

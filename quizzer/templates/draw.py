@@ -28,7 +28,8 @@ from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, BudgetError
 from quizzer.grading.expr import MATH_CONSTANTS, ExprError, Scope, compile_expr
 from quizzer.templates.figure import Figure, FigureDataError, build_figure
-from quizzer.templates.functions import show, template_functions, text_cost
+from quizzer.templates.formatting import show
+from quizzer.templates.functions import template_functions, text_cost
 from quizzer.templates.schema import Dim, ParamSpec, Template
 
 MAX_DRAWS = 100  # how often `require` may reject a draw before the template is declared unsatisfiable

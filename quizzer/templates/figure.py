@@ -16,7 +16,7 @@ from typing import Any, cast
 import msgspec
 import numpy as np
 
-from quizzer.templates.functions import show
+from quizzer.templates.formatting import show
 from quizzer.templates.schema import FigureSpec, Labels
 from quizzer.text.mathtext import terminal_text
 

@@ -29,7 +29,7 @@ from quizzer.templates.catalog import misconception_feedback
 from quizzer.templates.discovery import Discovery
 from quizzer.templates.draw import MAX_DRAWS, Run, figure_of, sample_values, stream, template_where
 from quizzer.templates.figure import Figure
-from quizzer.templates.functions import show
+from quizzer.templates.formatting import show
 from quizzer.templates.schema import Template
 
 

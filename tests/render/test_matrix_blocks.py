@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from markdown_it import MarkdownIt
 
-from quizzer.templates.functions import terms, tex
+from quizzer.templates.formatting import terms, tex
 from quizzer.text.mathtext import render_math
 from tests.bundled_templates import instance
 
