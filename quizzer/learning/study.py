@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import functools
 import random
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,82 +22,19 @@ from quizzer.bank.store import all_templates, attempt_row, insert_attempts, reco
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, answered_topics, as_utc
+from quizzer.learning.dashboard import Dashboard, paper_rows, topic_rows
+from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
-from quizzer.templates.parts import LABELS, grade_instance
+from quizzer.templates.parts import grade_instance
 from quizzer.templates.schema import Template
 
 RECENT = 5  # how many recently shown templates interleaving avoids
 # A sitting, for the settled rule below: a question answered right is held back from its
 # minutes-long learning steps this long, then its review is due like any other.
 SITTING = timedelta(hours=2)
-
-
-@dataclass(frozen=True)
-class TopicRow:
-    id: str
-    name: str
-    week: int
-    mastery: float  # the level shown (quizzer.learning.mastery)
-    mastered: bool
-    attempts: int
-    accuracy: float | None
-    due: int
-    templates: int
-    misconceptions: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class PaperRow:
-    paper: str
-    done: int  # questions whose latest answer was right
-    routed: int
-
-
-def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, str]],
-                   part_ids: Mapping[tuple[str, str], str] | None = None) -> dict[str, tuple[int, int]]:
-    """Per paper (sorted), (questions done, questions routed) for ``questions`` as (key, paper).
-
-    A question is done when this learner's latest answer to it, on whatever numbers they were
-    given, was right: evidence of that question itself, never inferred from topic mastery.  So a
-    paper never answered shows 0/N, and right after a mock exam the dashboard shows the exam's count
-    of right answers (a question left unanswered in it keeps its earlier answer's result).
-    ``attempts`` are oldest first.  A multi-part question records one attempt per part: a part that
-    carries its own routed ID (``part_ids``: (question key, part label) -> ID) answers that ID, any
-    other part its question's key, which is then done when all those parts of the latest answer are."""
-    part_ids = part_ids or {}
-    latest: dict[str, bool] = {}
-    last_part: dict[str, tuple[str, datetime, str]] = {}  # each ID's latest attempt: question, when, part
-    for attempt in attempts:
-        routed = part_ids.get((attempt.template_key, attempt.part or ""), attempt.template_key)
-        # Right on the numbers given: a part right only on the learner's own wrong earlier value earned its
-        # follow-through credit, but that paper question is not done.
-        right = attempt.verdict == "correct" and not attempt.carried_forward
-        # The parts of one answer that answer the same ID (Q275's, which carry none) are right together:
-        # one answer's parts share its time and come in label order (a, b, c), so a repeated label is
-        # the next answer.
-        before = last_part.get(routed)
-        same_answer = before is not None and before[:2] == (attempt.template_key, attempt.created_at) and \
-            attempt.part is not None and attempt.part > before[2]
-        latest[routed] = right and latest[routed] if same_answer else right
-        last_part[routed] = (attempt.template_key, attempt.created_at, attempt.part or "")
-    counts: dict[str, list[int]] = {}
-    for key, paper in questions:
-        done_total = counts.setdefault(paper, [0, 0])
-        done_total[0] += latest.get(key, False)
-        done_total[1] += 1
-    return {paper: (done, total) for paper, (done, total) in sorted(counts.items())}
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    topics: list[TopicRow]
-    papers: list[PaperRow]
-    attempts: int
-    due: int
 
 
 @dataclass(frozen=True)
@@ -223,38 +159,8 @@ class Study:
         # A question answered right in this sitting is not offered again within it (next()), so it
         # is not counted as due either: "17 reviews due" that practice then never asks misleads.
         due_keys = {key for key, state in states.items() if is_due(state, now)} - self._settled_now()
-        return Dashboard(self._topic_rows(attempts, mastery, due_keys), self._paper_rows(attempts),
-                         len(attempts), len(due_keys))
-
-    def _topic_rows(self, attempts: Sequence[Attempt], mastery: dict[str, TopicMastery],
-                    due_keys: set[str]) -> list[TopicRow]:
-        # Each answer counts in the topics whose mastery it moved, so a topic's tries, accuracy and
-        # mistakes are the evidence behind its bar: a wrong answer only in its question's primary topic.
-        answered: dict[str, list[Attempt]] = {}
-        for attempt in attempts:
-            template = self.templates.get(attempt.template_key)
-            for topic_id in answered_topics(template.topics, attempt.verdict == "correct") if template else ():
-                answered.setdefault(topic_id, []).append(attempt)
-        rows = []
-        for topic in self.catalog.topics.values():
-            keys = {k for k, t in self.templates.items() if topic.id in t.topics}
-            mine = answered.get(topic.id, [])
-            state = mastery.get(topic.id)
-            errors = Counter(a.misconception for a in mine if a.misconception)
-            rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
-                                 state.mastered if state else False, len(mine),
-                                 sum(a.score for a in mine) / len(mine) if mine else None,
-                                 len(keys & due_keys), len(keys), tuple(errors.most_common(3))))
-        return rows
-
-    def _paper_rows(self, attempts: Sequence[Attempt]) -> list[PaperRow]:
-        """Per routed paper, how many of its questions this learner's latest answer got right (see
-        :func:`paper_progress`)."""
-        # A part with no ID of its own (or with its question's key) answers the question's key anyway.
-        part_ids = {(key, LABELS[i]): part_id for key, template in self.templates.items()
-                    for part_id, i in template.routed_parts.items()}
-        return [PaperRow(paper, done, total) for paper, (done, total) in paper_progress(
-            attempts, [(record.id, record.paper) for record in self.catalog.records.values()], part_ids).items()]
+        return Dashboard(topic_rows(attempts, mastery, due_keys, self.templates, self.catalog),
+                         paper_rows(attempts, self.templates, self.catalog), len(attempts), len(due_keys))
 
     # --- practising ------------------------------------------------------------------------
 

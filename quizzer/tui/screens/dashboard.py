@@ -20,7 +20,7 @@ from quizzer.tui.widgets.mastery_bar import mastery_bar
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:  # the study layer (numpy, the bank) loads after the first paint
-    from quizzer.learning.study import Dashboard, TopicRow
+    from quizzer.learning.dashboard import Dashboard, TopicRow
 
 BAR = 6  # mastery bar cells; with " 100%" the column is 11 wide
 # Content widths of the fixed columns: week, mastery, tries, accuracy, due.

@@ -1,0 +1,116 @@
+"""The dashboard's figures for one learner: a row per topic (mastery, tries, accuracy, reviews due,
+commonest mistakes) and per routed paper (questions done of those routed), from their attempts.
+
+Plain functions of the attempts, the mastery already computed and the catalogue; ``Study.dashboard``
+gathers those from the bank and calls them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from quizzer.bank.models import Attempt
+from quizzer.learning.mastery import TopicMastery, answered_topics
+from quizzer.templates.catalog import Catalog
+from quizzer.templates.parts import LABELS
+from quizzer.templates.schema import Template
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    id: str
+    name: str
+    week: int
+    mastery: float  # the level shown (quizzer.learning.mastery)
+    mastered: bool
+    attempts: int
+    accuracy: float | None
+    due: int
+    templates: int
+    misconceptions: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    paper: str
+    done: int  # questions whose latest answer was right
+    routed: int
+
+
+def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, str]],
+                   part_ids: Mapping[tuple[str, str], str] | None = None) -> dict[str, tuple[int, int]]:
+    """Per paper (sorted), (questions done, questions routed) for ``questions`` as (key, paper).
+
+    A question is done when this learner's latest answer to it, on whatever numbers they were
+    given, was right: evidence of that question itself, never inferred from topic mastery.  So a
+    paper never answered shows 0/N, and right after a mock exam the dashboard shows the exam's count
+    of right answers (a question left unanswered in it keeps its earlier answer's result).
+    ``attempts`` are oldest first.  A multi-part question records one attempt per part: a part that
+    carries its own routed ID (``part_ids``: (question key, part label) -> ID) answers that ID, any
+    other part its question's key, which is then done when all those parts of the latest answer are."""
+    part_ids = part_ids or {}
+    latest: dict[str, bool] = {}
+    last_part: dict[str, tuple[str, datetime, str]] = {}  # each ID's latest attempt: question, when, part
+    for attempt in attempts:
+        routed = part_ids.get((attempt.template_key, attempt.part or ""), attempt.template_key)
+        # Right on the numbers given: a part right only on the learner's own wrong earlier value earned its
+        # follow-through credit, but that paper question is not done.
+        right = attempt.verdict == "correct" and not attempt.carried_forward
+        # The parts of one answer that answer the same ID (Q275's, which carry none) are right together:
+        # one answer's parts share its time and come in label order (a, b, c), so a repeated label is
+        # the next answer.
+        before = last_part.get(routed)
+        same_answer = before is not None and before[:2] == (attempt.template_key, attempt.created_at) and \
+            attempt.part is not None and attempt.part > before[2]
+        latest[routed] = right and latest[routed] if same_answer else right
+        last_part[routed] = (attempt.template_key, attempt.created_at, attempt.part or "")
+    counts: dict[str, list[int]] = {}
+    for key, paper in questions:
+        done_total = counts.setdefault(paper, [0, 0])
+        done_total[0] += latest.get(key, False)
+        done_total[1] += 1
+    return {paper: (done, total) for paper, (done, total) in sorted(counts.items())}
+
+
+@dataclass(frozen=True)
+class Dashboard:
+    topics: list[TopicRow]
+    papers: list[PaperRow]
+    attempts: int
+    due: int
+
+
+def topic_rows(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery], due_keys: set[str],
+               templates: Mapping[str, Template], catalog: Catalog) -> list[TopicRow]:
+    """One row per catalogue topic.  Each answer counts in the topics whose mastery it moved, so a topic's
+    tries, accuracy and mistakes are the evidence behind its bar: a wrong answer only in its question's
+    primary topic."""
+    answered: dict[str, list[Attempt]] = {}
+    for attempt in attempts:
+        template = templates.get(attempt.template_key)
+        for topic_id in answered_topics(template.topics, attempt.verdict == "correct") if template else ():
+            answered.setdefault(topic_id, []).append(attempt)
+    rows = []
+    for topic in catalog.topics.values():
+        keys = {k for k, t in templates.items() if topic.id in t.topics}
+        mine = answered.get(topic.id, [])
+        state = mastery.get(topic.id)
+        errors = Counter(a.misconception for a in mine if a.misconception)
+        rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
+                             state.mastered if state else False, len(mine),
+                             sum(a.score for a in mine) / len(mine) if mine else None,
+                             len(keys & due_keys), len(keys), tuple(errors.most_common(3))))
+    return rows
+
+
+def paper_rows(attempts: Sequence[Attempt], templates: Mapping[str, Template], catalog: Catalog) -> list[PaperRow]:
+    """Per routed paper, how many of its questions this learner's latest answer got right (see
+    :func:`paper_progress`)."""
+    # A part with no ID of its own (or with its question's key) answers the question's key anyway.
+    part_ids = {(key, LABELS[i]): part_id for key, template in templates.items()
+                for part_id, i in template.routed_parts.items()}
+    return [PaperRow(paper, done, total) for paper, (done, total) in paper_progress(
+        attempts, [(record.id, record.paper) for record in catalog.records.values()], part_ids).items()]
