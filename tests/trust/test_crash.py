@@ -34,7 +34,12 @@ def kill_after(db: Path, answers: int, delay: float, seed: int) -> list[tuple[st
         time.sleep(delay)  # land anywhere in a later answer: choosing, grading, or committing it
     finally:
         worker.send_signal(signal.SIGKILL)
-        rest, errors = worker.communicate(timeout=60)
+        # The rest through the file objects readline() used, not communicate(): that reads the raw pipe, so the
+        # lines readline() had already read ahead into its buffer (when this test fell behind the worker, as on
+        # a loaded machine) would be lost and the count would skip a number.
+        assert worker.stdout is not None and worker.stderr is not None
+        rest, errors = worker.stdout.read(), worker.stderr.read()
+        worker.wait(timeout=60)
     assert worker.returncode == -signal.SIGKILL, errors
     lines += rest.splitlines(keepends=True)
     return [row for number, line in enumerate(lines, 1) if line.endswith("\n") for row in parse(line, number)]
