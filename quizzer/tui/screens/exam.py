@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,45 +14,22 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Button, ContentSwitcher, DataTable, Header, Input, Label, Markdown, Select, Static
 
-from quizzer.grading.parts import PartVerdict, whole_outcome
+from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Recorded, Study
-from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.screens.practice import answer_widget, recall_markdown
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
-from quizzer.tui.widgets.parts_box import PartsBox, parts_feedback_markdown
-from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
+from quizzer.tui.widgets.exam_summary import ExamSummary, Slot, clock_text
+from quizzer.tui.widgets.parts_box import PartsBox
+from quizzer.tui.widgets.question_view import question_markdown
 from quizzer.tui.widgets.recall_box import RecallBox
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 TIMER_CHOICES = ((0, "No timer"), (1, "1 min per question"), (2, "2 min per question"),
                  (3, "3 min per question"), (5, "5 min per question"))
 DEFAULT_MINUTES = 2
-VERDICT_COLOUR = {"correct": "green", "partial": "yellow", "incorrect": "red"}
-OUTCOMES = {"correct": "correct", "partial": "partly right", "incorrect": "not quite", "self-rated": "self-rated",
-            "unanswered": "unanswered"}
-
-
-@dataclass
-class Slot:
-    """One question of the sitting: its latest answer (graded and recorded silently) and the time spent on it."""
-
-    instance: Instance
-    response: str | None = None
-    verdict: Verdict | None = None
-    recorded: Recorded | None = None
-    seconds: float = 0.0
-    parts: tuple[PartVerdict, ...] = ()  # a multi-part question: each part's verdict (``verdict`` is the whole's)
-    answers: tuple[str, ...] = ()
-
-
-def clock_text(seconds: float) -> str:
-    """`m:ss` (or `h:mm:ss`), never negative."""
-    minutes, secs = divmod(max(int(seconds), 0), 60)
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}:{minutes:02}:{secs:02}" if hours else f"{minutes}:{secs:02}"
 
 
 class MockExamScreen(Screen[None]):
@@ -123,11 +98,7 @@ class MockExamScreen(Screen[None]):
                     yield Static("", id="exam-confirm-text")
                     yield Button("Finish", id="exam-confirm-yes", variant="warning")
                     yield Button("Keep going", id="exam-confirm-no", variant="primary")
-            with Vertical(id="exam-summary"):
-                yield Static("", id="exam-score")
-                yield DataTable(id="exam-marks", cursor_type="row", zebra_stripes=True)
-                with VerticalScroll(id="exam-detail-scroll"):
-                    yield Markdown("", id="exam-detail")
+            yield ExamSummary(id="exam-summary")
         yield SteadyFooter()
 
     def on_mount(self) -> None:
@@ -137,7 +108,6 @@ class MockExamScreen(Screen[None]):
         papers.add_columns("Paper", "Questions", "Time allowed")
         self._fill_papers()
         papers.focus()
-        self.query_one("#exam-marks", DataTable).add_columns("#", "Key", "Verdict", "Score", "Time", "Title")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Each phase shows and accepts only its own keys."""
@@ -400,75 +370,18 @@ class MockExamScreen(Screen[None]):
         self._stop_the_clock()
         if self.timer is not None:
             self.timer.stop()
-        self.finished = self._now()
+        self.finished = finished = self._now()
         self.pending = None
         self._show_confirm(False)
         self.phase = "summary"
         self.sub_title = f"Mock exam · {self.paper} · seed {self.seed} · marked"
         self.query_one(ContentSwitcher).current = "exam-summary"
-        self._show_summary()
-
-    def _show_summary(self) -> None:
-        verdicts = Counter(outcome(s.instance, s.verdict) for s in self.slots)
-        # Recall cards are the student's own judgement: the score counts only what quizzer marked.
-        marked = [s for s in self.slots if s.instance.kind != "text"]
-        # In marks, as the paper prints them: a question of 3 marks half right earns 1.5.
-        earned = sum(s.verdict.score * s.instance.points for s in marked if s.verdict)
-        available = sum(s.instance.points for s in marked)
-        assert self.started is not None and self.finished is not None
-        taken = clock_text((self.finished - self.started).total_seconds())
-        ran_out = " · [b]time ran out[/]" if self.deadline is not None and self.finished >= self.deadline else ""
-        counts = ", ".join(f"{verdicts[name]} {label}" for name, label in OUTCOMES.items() if verdicts[name])
-        self.query_one("#exam-score", Static).update(
-            f"[b]Score {round(earned, 2):g} / {available:g} marks[/] ({earned / (available or 1):.0%}) · {counts} · "
-            f"time {taken}{ran_out}\n[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
-        marks = self.query_one("#exam-marks", DataTable)
-        for number, slot in enumerate(self.slots, 1):
-            marks.add_row(str(number), slot.instance.key, verdict_text(slot.instance, slot.verdict),
-                          score_text(slot.instance, slot.verdict), clock_text(slot.seconds),
-                          slot.instance.title, key=str(number - 1))
-        marks.focus()
-        self._show_detail(0)
-
-    @on(DataTable.RowHighlighted, "#exam-marks")
-    def question_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_detail(int(str(event.row_key.value)))
-
-    def _show_detail(self, index: int) -> None:
-        """The question, the student's and the expected answer, what went wrong, the worked solution."""
-        slot = self.slots[index]
-        instance = slot.instance
-        body = (parts_feedback_markdown(instance, slot.parts, slot.answers) if slot.parts else
-                feedback_markdown(instance, slot.verdict) if slot.verdict else
-                f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
-                f"#### Worked solution\n\n{render_math(instance.solution, fenced=True)}")
-        self.query_one("#exam-detail", Markdown).update(
-            f"{question_markdown(instance, f'{index + 1}. ')}\n\n---\n\n{body}")
-        self.query_one("#exam-detail-scroll", VerticalScroll).scroll_home(animate=False)
+        assert self.started is not None
+        ran_out = self.deadline is not None and finished >= self.deadline
+        self.query_one(ExamSummary).show(self.slots, finished - self.started, ran_out=ran_out)
 
     def _now(self) -> datetime:
         return self.study.clock()
-
-
-def outcome(instance: Instance, verdict: Verdict | None) -> str:
-    """How an answer counts in the summary: a recall card's rating is the student's, not a mark."""
-    if verdict is None:
-        return "unanswered"
-    return "self-rated" if instance.kind == "text" else verdict.verdict
-
-
-def score_text(instance: Instance, verdict: Verdict | None) -> str:
-    """The mark as a percentage; none for a recall card (self-rated) or an unanswered question."""
-    return "–" if verdict is None or instance.kind == "text" else f"{verdict.score:.0%}"
-
-
-def verdict_text(instance: Instance, verdict: Verdict | None) -> Text:
-    """The verdict as a coloured table cell; a recall card shows the rating the student gave."""
-    if verdict is None:
-        return Text("— Unanswered", style="dim")
-    if instance.kind == "text":
-        return Text(f"◇ Self-rated {verdict.reading}", style="italic")
-    return Text(VERDICT_STYLE[verdict.verdict], style=VERDICT_COLOUR.get(verdict.verdict, ""))
 
 
 __all__ = ["MockExamScreen"]
