@@ -316,6 +316,8 @@ class Template(_Strict, kw_only=True, frozen=True):
                     raise FieldProblem(f"[{before}, {after}] is not a pair of steps in their right order: give "
                                        f"[a, b] with 1 ≤ a < b ≤ {len(self.items)} (the steps are numbered as "
                                        "listed under 'items', in their right order)", "must_precede", str(index))
+                if [before, after] in self.must_precede[:index]:
+                    raise FieldProblem(f"[{before}, {after}] is listed twice", "must_precede", str(index))
         else:
             if has_choices:
                 raise ValueError(f"'choices' is only for kinds 'choice' and 'multi', not {self.kind!r}")

@@ -38,6 +38,7 @@ def test_each_listed_mistake_is_graded_back_as_itself() -> None:
     ({"must_precede": [[3, 2]]}, r"\[3, 2\] is not a pair of steps in their right order"),
     ({"must_precede": [[1, 5]]}, r"1 ≤ a < b ≤ 4"),
     ({"must_precede": [[1, 2, 3]]}, "must_precede"),
+    ({"must_precede": [[1, 2], [2, 3], [1, 2]]}, r"\[1, 2\] is listed twice"),
     ({"kind": "number", "answer": "1", "items": None, "must_precede": [[1, 2]]},
      "'must_precede' is only for kind 'order', not 'number'"),
 ])
