@@ -26,7 +26,7 @@ from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
-from quizzer.templates.draw import figure_of, sample_values
+from quizzer.templates.draw import figure_of, sample_values, template_where
 from quizzer.templates.functions import template_functions
 from quizzer.templates.instance import Instance, PartInstance, coerce, question_from
 from quizzer.templates.schema import Template
@@ -69,11 +69,11 @@ def check_parts(template: Template) -> None:
         for j, later in enumerate(parts[i + 1:], start=i + 1):
             if later.answer == part.answer:
                 raise TemplateError(f"field 'parts.{j}.answer': {later.answer!r} is already part {LABELS[i]}'s answer",
-                                    where=f"template {template.key!r}")
+                                    where=template_where(template))
             if later.answer in sources[part.answer]:
                 raise TemplateError(f"field 'parts.{i}.answer': {part.answer!r} is computed from part "
                                     f"{LABELS[j]}'s {later.answer!r}; list the parts in the calculation's order",
-                                    where=f"template {template.key!r}")
+                                    where=template_where(template))
 
 
 def make_parts_instance(template: Template, seed: int, budget: Budget | None = None) -> Instance:

@@ -29,6 +29,7 @@ from quizzer.grading.ordering import examined_pair_inverted
 from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
+from quizzer.templates.draw import template_where
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
 from quizzer.templates.parts import check_parts
@@ -88,13 +89,13 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
             instance = make_instance(template, seed, budget)
             check_instance(instance)
         except TemplateError as exc:
-            raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=f"template {template.key!r}") from None
+            raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=template_where(template)) from None
         except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError) as exc:
             # A hostile file must never reach the user as a traceback; this is quizzer's fault, not the
             # author's, but the file is refused all the same, by name.
             raise TemplateError(f"seed {seed}: could not be rendered ({type(exc).__name__}: {exc}); "
                                 "please report this file to quizzer's maintainers",
-                                where=f"template {template.key!r}") from None
+                                where=template_where(template)) from None
         answers.add(instance.answer_text)
         for field, indices in _live_misconceptions(instance):
             live.setdefault(field, set()).update(indices)
@@ -324,7 +325,7 @@ def _stated_key(path: Path) -> str | None:
 
 
 def _fail(template: Template, field: str, message: str) -> None:
-    raise TemplateError(f"field {field!r}: {message}", where=f"template {template.key!r}")
+    raise TemplateError(f"field {field!r}: {message}", where=template_where(template))
 
 
 def _strip_where(exc: TemplateError) -> str:

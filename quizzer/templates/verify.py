@@ -18,6 +18,7 @@ import numpy as np
 import engine
 from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget
+from quizzer.templates.draw import template_where
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
@@ -59,7 +60,7 @@ def _compare(template: Template, seed: int, a: Instance, b: Instance) -> int:
     for label, x, y in pairs:
         if not _agree(x, y):
             raise TemplateError(f"seed {seed}: {label} differs between backends: NumPy {x!r} vs PyTorch {y!r}",
-                                where=f"template {template.key!r}")
+                                where=template_where(template))
     if a.prompt != b.prompt and a.kind != "text":
         _check_text(template, seed, a.prompt, b.prompt)
     return len(pairs)
@@ -87,4 +88,4 @@ def _check_text(template: Template, seed: int, a: str, b: str) -> None:
     """Prompts may differ only in the last printed digit of a float (both backends round)."""
     if len(a) != len(b) or sum(ca != cb for ca, cb in zip(a, b, strict=True)) > 2:
         raise TemplateError(f"seed {seed}: the prompt renders differently with the PyTorch backend",
-                            where=f"template {template.key!r}")
+                            where=template_where(template))
