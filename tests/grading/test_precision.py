@@ -6,8 +6,12 @@ The rule is in questions/README.md ("Precision"); the asked precision is read fr
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quizzer.grading.digits import literal_digits, typed_digits
 from quizzer.grading.tolerance import Precision, Tolerance, asked_precision
@@ -32,6 +36,22 @@ def test_the_asked_precision_is_what_the_prompt_says_not_the_tolerance() -> None
     assert asked_precision("Give 3 significant figures.") == Precision(3, "sig")
     assert asked_precision("Give $z$ to 4 decimals; the scores are shown to 1 decimal.") is None  # two: unclear
     assert asked_precision("How many parameters?") is None
+
+
+# What asked_precision() finds, as one pattern: a number of one or two digits, then its unit.  The
+# function finds the unit first (faster on prompts full of numbers); it must find exactly this.
+STATED = re.compile(r"\b(\d{1,2})\s*(?:(?P<decimals>decimal(?:\s+places?|s)?\b|d\.p\.)"
+                    r"|(?P<sig>significant\s+(?:figures?|digits?)|s\.f\.))", re.IGNORECASE)
+PIECES = ["1", "4", "12", "123", " ", "  ", "\n", "decimal", "Decimal", "DECIMALS", "decimals", " places", "place",
+          "d.p.", "D.P.", "s.f.", "S.F.", "\u017f.f.", "significant", "Significant", " figures", " figure", " digits",
+          "x", "_", "\u00b2", "\u0663", ".", ",", "$", "a", "s", "d", "\u00e9"]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+def test_the_asked_precision_is_the_one_number_and_unit_the_prompt_states(prompt: str) -> None:
+    stated = {Precision(int(m[1]), "decimals" if m["decimals"] else "sig") for m in STATED.finditer(prompt)}
+    assert asked_precision(prompt) == (stated.pop() if len(stated) == 1 else None)
 
 
 def test_a_matrix_right_to_two_decimals_is_told_so_never_off() -> None:
