@@ -257,8 +257,10 @@ class Scope:
 
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
+        if type(value) in _FIXED_SIZE:  # most values: a number, nothing to check or count
+            return value
         bounded(value)
-        if type(value) in _UNCOUNTED:  # most values: a number or a piece of text
+        if type(value) in _UNCOUNTED:  # a whole number or a piece of text
             return value
         if isinstance(value, np.ndarray):
             self.budget.elements += value.size

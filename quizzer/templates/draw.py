@@ -142,11 +142,11 @@ class Run:
     def __init__(self, template: Template, budget: Budget, env: dict[str, Any]):
         self.template, self.budget, self.env = template, budget, env
         self.scope = Scope(env, template_functions(), budget)  # sees every value add() puts in env
-        # Each placeholder's value and text, by its expression, once computed: the solution and the feedback
-        # repeat what the prompt showed ({{ T }} six times, {{ tex(vocab) }} three), and every template
-        # function is pure, so the same expression over the same values has the same value.  add() forgets
-        # them if a name is rebound.
-        self.shown: dict[str, tuple[Any, str]] = {}
+        # Each placeholder's value, text and cost of writing, by its expression, once computed: the solution
+        # and the feedback repeat what the prompt showed ({{ T }} six times, {{ tex(vocab) }} three), and every
+        # template function is pure, so the same expression over the same values has the same value.  add()
+        # forgets them if a name is rebound.
+        self.shown: dict[str, tuple[Any, str, int]] = {}
 
     def fork(self, template: Template) -> Run:
         """A run of ``template`` (a part of this run's multi-part template) on a copy of the values drawn so far,
@@ -185,10 +185,13 @@ class Run:
         shown = self.shown
         for expression, literal in zip(expressions, literals[1:], strict=True):
             seen = shown.get(expression)
-            value = self.evaluate(expression, where) if seen is None else seen[0]
-            self.charge_text(value, where)  # every time it is written: {{ a_million_numbers }} is refused first
             if seen is None:
-                seen = shown[expression] = value, show(value)
+                value = self.evaluate(expression, where)
+                cost = text_cost(value)
+                self._charge(cost, where)  # before it is written: {{ a_million_numbers }} is refused first
+                seen = shown[expression] = value, show(value), cost
+            else:
+                self._charge(seen[2], where)  # and every time it is written again
             out += (seen[1], literal)
         if unclosed:
             raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'",
@@ -197,12 +200,15 @@ class Run:
 
     def charge_text(self, value: Any, where: str) -> None:
         """Charge writing ``value`` as text (Python work per number) before it is written."""
-        cost = text_cost(value)
+        self._charge(text_cost(value), where)
+
+    def _charge(self, cost: int, where: str) -> None:
         try:
             self.budget.charge(cost)
         except BudgetError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=template_where(self.template)) from None
-        self._count(where, cost)
+        if self.budget.fields is not None:
+            self._count(where, cost)
 
     def _count(self, where: str, cost: int) -> None:
         """Add ``cost`` to the field's total, when someone asks (``quizzer validate`` names the costliest field)."""

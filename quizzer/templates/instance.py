@@ -201,6 +201,8 @@ def _finite(value: _Value) -> _Value:
 
 
 def _as_number(value: Any) -> float:
+    if type(value) in (int, float):  # most answers: the checks below cost more than the conversion
+        return _finite(float(value))
     if isinstance(value, (bool, np.bool_)) or np.ndim(value) != 0:
         raise ValueError(f"a 'number' answer must be one number, got {show(value)}")
     return float(_finite(float(value)))
