@@ -1,7 +1,10 @@
 """The bundled bank as a whole: every template valid over 200 seeds, both engine backends agree,
-every routed record and Week 1 topic covered, every notes misconception diagnosable."""
+every routed record and Week 1 topic covered, every notes misconception diagnosable, every
+displayed formula as wide as a terminal."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -10,7 +13,8 @@ from quizzer.templates.catalog import load_catalog
 from quizzer.templates.schema import Template
 from quizzer.templates.validate import validate_files
 from quizzer.templates.verify import verify_templates
-from tests.bundled_templates import QUESTIONS, bundled
+from quizzer.text.mathtext import render_math
+from tests.bundled_templates import QUESTIONS, SEEDS, bundled, instance
 
 FILES = sorted(QUESTIONS.rglob("*.yaml"))
 # The bank-wide checks below are split into interleaved shares of the files, so that pytest-xdist's
@@ -75,3 +79,21 @@ def test_every_dangerous_misconception_and_ebook_correction_is_diagnosable(bank:
 def test_a_real_mix_of_kinds(bank: list[Template]) -> None:
     coverage = measure(bank, load_catalog())
     assert all(count >= 3 for count in coverage.kinds.values()), coverage.kinds
+
+
+# A displayed formula is a block of its own lines, which a terminal cannot re-wrap: one wider than an
+# 80-column terminal breaks its matrices apart in `quizzer show` and is cut off in the app.
+DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
+DISPLAY_COLUMNS = 76
+
+
+def test_every_displayed_formula_fits_an_80_column_terminal(bank: list[Template]) -> None:
+    wide = set()
+    for template in bank:
+        for seed in SEEDS:
+            question = instance(template.key, seed)
+            texts = [question.prompt, question.solution, *(part.question.prompt for part in question.parts)]
+            for formula in (m[0] for text in texts for m in DISPLAY.finditer(text)):
+                if max(len(line) for line in render_math(formula).splitlines()) > DISPLAY_COLUMNS:
+                    wide.add((template.key, seed, formula[:60]))
+    assert sorted(wide) == []
