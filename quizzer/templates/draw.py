@@ -183,6 +183,7 @@ class Run:
         literals, expressions, unclosed = _pieces(text)
         out = [literals[0]]
         shown = self.shown
+        again = 0  # what writing the placeholders computed before costs: charged together, before joining
         for expression, literal in zip(expressions, literals[1:], strict=True):
             seen = shown.get(expression)
             if seen is None:
@@ -191,8 +192,10 @@ class Run:
                 self._charge(cost, where)  # before it is written: {{ a_million_numbers }} is refused first
                 seen = shown[expression] = value, show(value), cost
             else:
-                self._charge(seen[2], where)  # and every time it is written again
+                again += seen[2]
             out += (seen[1], literal)
+        if again:
+            self._charge(again, where)
         if unclosed:
             raise TemplateError(f"field {where!r}: '{{{{' without a closing '}}}}'",
                                 where=template_where(self.template))
