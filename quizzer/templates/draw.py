@@ -210,8 +210,7 @@ class Run:
             self.budget.charge(cost)
         except BudgetError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=template_where(self.template)) from None
-        if self.budget.fields is not None:
-            self._count(where, cost)
+        self._count(where, cost)
 
     def _count(self, where: str, cost: int) -> None:
         """Add ``cost`` to the field's total, when someone asks (``quizzer validate`` names the costliest field)."""

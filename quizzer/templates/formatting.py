@@ -13,8 +13,10 @@ from typing import Any
 import numpy as np
 
 
-def whole_number(x: Any) -> int:
-    """``x`` as an int, when it is a whole number (4.0 is; 4.5 is an error)."""
+def exact_int(x: Any) -> int:
+    """``x`` as an int, when it is exactly a whole number (4.0 is; 4.5 is an error): a template's ``int()``
+    and ``num()``.  Grading's ``readers.whole_number`` is the lenient reading of an answer (a few ulps of
+    rounding allowed, None instead of an error)."""
     value = float(x)
     if not value.is_integer():
         raise ValueError(f"{value} is not a whole number")
@@ -88,7 +90,7 @@ def terms(values: Any, decimals: int = 4) -> str:
 
 def num(value: Any) -> str:
     """A whole number with thousands separators: ``num(4204032)`` → ``4,204,032``."""
-    return f"{whole_number(value):,}"
+    return f"{exact_int(value):,}"
 
 
 def tex(value: Any, decimals: int = 4) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 import engine
 from quizzer.grading.budget import Costed
 from quizzer.grading.expr import check_allocation, check_broadcast, weight
-from quizzer.templates.formatting import fmt, num, show, sig, terms, tex, whole_number
+from quizzer.templates.formatting import exact_int, fmt, num, show, sig, terms, tex
 
 Function = Callable[..., Any]
 Cost = tuple[int, int]  # (element operations, result elements)
@@ -287,7 +287,7 @@ _MATH_RULES: dict[str, tuple[Function, Callable[..., Cost]]] = {
     "log2": (_unary(np.log2), _linear), "log10": (_unary(np.log10), _linear), "sin": (_unary(np.sin), _linear),
     "cos": (_unary(np.cos), _linear), "tan": (_unary(np.tan), _linear), "tanh": (_unary(np.tanh), _linear),
     "abs": (_unary(np.abs), _linear), "relu": (_relu, _linear), "round": (_round, _linear),
-    "floor": (math.floor, _scalar), "ceil": (math.ceil, _scalar), "int": (whole_number, _scalar),
+    "floor": (math.floor, _scalar), "ceil": (math.ceil, _scalar), "int": (exact_int, _scalar),
     "float": (float, _scalar), "len": (len, _scalar), "shape": (lambda x: tuple(np.shape(x)), _linear),
     "min": (_extreme(min, np.min), _python_loop), "max": (_extreme(max, np.max), _python_loop),
     "sum": (_reduction(np.sum), _linear), "prod": (_reduction(np.prod), _linear),
