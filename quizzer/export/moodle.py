@@ -5,7 +5,13 @@ How quizzer's answer kinds map onto Moodle's question types:
 * ``number`` / ``integer`` → ``numerical`` with an absolute tolerance equal to quizzer's
   (the widest of its relative, absolute and significant-figure criteria; integers exact);
   each misconception's wrong value is a 0 % answer carrying its feedback.
-* ``vector`` / ``matrix`` → ``cloze`` with one NUMERICAL blank per entry, laid out as a table.
+* ``vector`` / ``matrix`` graded all or nothing (``partial_credit: false``: whole numbers, such as
+  a mask or token ids) → ``shortanswer`` accepting the usual written forms (``[0, 7, 1]``, ``0 7 1``;
+  ``0 1; 0 0``), exact, as quizzer grades them.  Otherwise
+  → ``cloze`` with one NUMERICAL blank per entry, laid out as a table;
+  an entry the template lists under ``given_entries`` (one the prompt gives away, which earns no
+  credit in quizzer) is printed in its cell instead of a blank, so Moodle's share of blanks right is
+  quizzer's share of the other entries.
 * ``choice`` → ``multichoice`` (single); ``multi`` → ``multichoice`` (multiple: each of the R
   correct options is worth 100/R %, each wrong one −100/R %: quizzer's own select-all rule);
   distractor feedback per option; display order kept.
@@ -93,14 +99,27 @@ def _numerical(question: Question) -> tuple[str, str, str]:
     return "numerical", _html(instance.prompt), "".join(answers)
 
 
+def _entries(question: Question) -> tuple[str, str, str]:
+    """A vector or matrix: one blank per entry, each earning its share; or, graded all or nothing (whole
+    numbers: a mask, token ids), one short answer written in any of the usual ways."""
+    return _cloze(question) if question.instance.spec.partial_credit else _shortanswer(question)
+
+
 def _cloze(question: Question) -> tuple[str, str, str]:
     """One NUMERICAL blank per entry: Moodle has no vector or matrix answer of its own."""
     instance = question.instance
     rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
     exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
-    blanks = [[(value, 0.0 if exact else moodle_tolerance(instance, value)) for value in row] for row in rows]
-    cells = ["".join(f"<td>{{1:NUMERICAL:={_number(value)}:{_number(tolerance)}}}</td>" for value, tolerance in row)
-             for row in blanks]
+    given = np.atleast_2d(np.zeros(rows.shape, dtype=bool) if instance.spec.given is None else instance.spec.given)
+
+    def cell(value: float, printed: bool) -> str:
+        if printed:
+            return f"<td>{_number(value)}</td>"
+        tolerance = 0.0 if exact else moodle_tolerance(instance, value)
+        return f"<td>{{1:NUMERICAL:={_number(value)}:{_number(tolerance)}}}</td>"
+
+    cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
+             for row, printed_row in zip(rows, given, strict=True)]
     table = '<table class="quizzer-answer">' + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>"
     return "cloze", _html(instance.prompt) + table, ""
 
@@ -168,6 +187,15 @@ def written_forms(instance: Instance) -> list[str]:
         dims = [str(dim) for dim in instance.answer]
         forms = ["[" + ", ".join(dims) + "]", "[" + ",".join(dims) + "]", "(" + ", ".join(dims) + ")",
                  " x ".join(dims), "×".join(dims)]
+    elif instance.kind in ("vector", "matrix"):  # whole numbers (graded all or nothing): as typed in quizzer
+        rows = [[str(int(value)) for value in row] for row in np.atleast_2d(np.asarray(instance.answer))]
+        if instance.kind == "vector":
+            forms = [f"{left}{joint.join(rows[0])}{right}" for left, right in (("[", "]"), ("(", ")"), ("", ""))
+                     for joint in (", ", ",")] + [" ".join(rows[0])]
+        else:
+            forms = ["[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]",
+                     "[" + ",".join("[" + ",".join(row) + "]" for row in rows) + "]",
+                     "; ".join(" ".join(row) for row in rows), ";".join(" ".join(row) for row in rows)]
     elif instance.kind == "order":  # the displayed letters of the steps, in their right order
         letters = [option_letter(place) for place in instance.answer]
         forms = [" ".join(letters), "".join(letters), ", ".join(letters), ",".join(letters), " > ".join(letters)]
@@ -248,7 +276,7 @@ _TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as wr
               "expression written differently is marked wrong here; `quizzer grade` checks equivalence.")
 
 _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
-    "number": _numerical, "integer": _numerical, "vector": _cloze, "matrix": _cloze,
+    "number": _numerical, "integer": _numerical, "vector": _entries, "matrix": _entries,
     "choice": _multichoice, "multi": _multichoice, "bool": _truefalse, "shape": _shortanswer,
     "expression": _shortanswer, "text": _essay, "order": _ordering,
 }

@@ -82,6 +82,10 @@ class AnswerSpec(msgspec.Struct, frozen=True):
     precision: Precision | None = None     # number/vector/matrix: what the prompt asks ("to 4 decimal places")
     sizes: Mapping[str, int] = msgspec.field(default_factory=dict)  # shape kind: the question's named sizes (T = 31)
     must_precede: tuple[tuple[int, int], ...] = ()  # order kind: examined pairs of step numbers (see ordering)
+    # vector/matrix: a boolean array of the answer's shape, true for each entry the prompt gives away (a
+    # blocked key's weight 0, the BOS id); those earn no partial credit (_grade_array).  None: no entry is.
+    given: Any = None
+    partial_credit: bool = True  # vector/matrix: false grades all or nothing (a mask, token ids)
     # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
     # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
     discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = None
@@ -287,7 +291,7 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
     credited = np.array([s is not None and s.credited for s in shortfalls]).reshape(right.shape)
     off = ~right & ~short
     whole = " (every entry is a whole number)" if discrete and not is_discrete(got) else ""
-    score = float((right + PRECISION_CREDIT * credited).mean())
+    score = _entries_score(right + PRECISION_CREDIT * credited, off, spec)
     precision = ""
     if short.any() and spec.precision is not None:
         counted = [s for s in shortfalls if s is not None and (s.credited or not credited.any())]
@@ -296,11 +300,24 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
                                    rough=rough if credited.any() else ())
     if not off.any():
         return _Outcome("partial" if score else "incorrect", score, precision, short=bool(credited.any()))
-    if not score and not short.any():
+    if not right.any() and not short.any():
         return _Outcome("incorrect", 0.0, f"none of the entries match{whole}")
     wrong_positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(off)]
     others = f"; the others are {precision}" if precision else ""
     return _Outcome("partial" if score else "incorrect", score, positions_off(wrong_positions) + whole + others)
+
+
+def _entries_score(earned: np.ndarray, off: np.ndarray, spec: AnswerSpec) -> float:
+    """The share of the entries earned (none unless all, without partial credit).  Entries the prompt gives
+    away (``spec.given``) earn nothing, and each of them typed wrong costs one entry's worth: typing zeros
+    where a mask blocks keys is not half an answer."""
+    if not spec.partial_credit:
+        return float(earned.min())  # whole-number entries, exact: 1 when every one is right, else 0
+    given = spec.given
+    if given is None:
+        return float(earned.mean())
+    free = ~given
+    return max(0.0, float(earned[free].sum()) - int((off & given).sum())) / int(free.sum())
 
 
 def _grade_shape(spec: AnswerSpec, got: tuple[Dim, ...]) -> _Outcome:

@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike
 from quizzer.common.errors import TemplateError
 from quizzer.grading.budget import Budget, shared_budget
 from quizzer.grading.expr import MATH_CONSTANTS, numpy_quiet
-from quizzer.grading.match import values_match
+from quizzer.grading.match import is_discrete, values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
 from quizzer.grading.tolerance import Tolerance, asked_precision
@@ -132,6 +132,8 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
         expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
         must_precede=tuple((before, after) for before, after in template.must_precede),
         precision=asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None,
+        given=None if template.given_entries is None else _given_entries(run, answer),
+        partial_credit=template.partial_credit or _all_or_nothing(template, answer),
         discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
     )
     solution, figure = shared or (run.render(template.solution, "solution"), figure_of(run))
@@ -160,6 +162,28 @@ def _answer(run: Run, order: list[int]) -> tuple[Any, tuple[str, ...]]:
         assert isinstance(template.answer, str)
         return run.render(template.answer, "answer"), ()
     return coerce(template, template.kind, run.evaluate(template.answer, "answer"), "answer"), ()
+
+
+def _given_entries(run: Run, answer: np.ndarray) -> np.ndarray:
+    """The entries of a vector or matrix answer that the prompt gives away (true), as ``given_entries`` says."""
+    value = run.evaluate(run.template.given_entries, "given_entries")
+    given = np.asarray(value)
+    if given.dtype != np.bool_ or given.shape != answer.shape:
+        raise TemplateError(f"field 'given_entries': must be true or false for each entry of the answer (shape "
+                            f"{list(answer.shape)}), got {show(value)}", where=template_where(run.template))
+    if given.all():
+        raise TemplateError("field 'given_entries': gives away every entry, leaving nothing to work out",
+                            where=template_where(run.template))
+    return given
+
+
+def _all_or_nothing(template: Template, answer: np.ndarray) -> bool:
+    """False, once the answer is checked to be whole numbers: all or nothing is for masks and token ids,
+    which are exact (an exported paper can check them as text)."""
+    if not is_discrete(answer):
+        raise TemplateError("field 'partial_credit': 'false' is for answers whose entries are all whole numbers "
+                            f"(a mask, token ids), got {show(answer)}", where=template_where(template))
+    return False
 
 
 def _choice_order(template: Template, seed: int) -> list[int]:

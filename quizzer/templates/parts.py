@@ -40,6 +40,7 @@ def part_template(template: Template, index: int) -> Template:
     part = template.parts[index]
     return msgspec.structs.replace(
         template, kind=part.kind, answer=part.answer, tolerance=part.tolerance, points=part.points,
+        given_entries=part.given_entries, partial_credit=part.partial_credit,
         misconceptions=part.misconceptions, prompt=part.prompt, parts=None)
 
 

@@ -197,6 +197,16 @@ def _variable_name(name: str) -> str:
     return name
 
 
+def _check_entry_credit(kind: str, given_entries: str | None, partial_credit: bool) -> None:
+    """``given_entries`` and ``partial_credit`` shape the partial credit of a vector or matrix, and only theirs."""
+    for field_name, set_ in (("given_entries", given_entries is not None), ("partial_credit", not partial_credit)):
+        if set_ and kind not in ("vector", "matrix"):
+            raise FieldProblem(f"{field_name!r} is only for kinds 'vector' and 'matrix', not {kind!r}", field_name)
+    if given_entries is not None and not partial_credit:
+        raise FieldProblem("'given_entries' says which entries earn no partial credit, and "
+                           "'partial_credit: false' gives none: keep one", "given_entries")
+
+
 class Part(_Strict, kw_only=True, frozen=True):
     """One step of a multi-part (``kind: parts``) question: it asks for one derived value.
 
@@ -208,6 +218,8 @@ class Part(_Strict, kw_only=True, frozen=True):
     answer: str  # the name of the derived value this part asks for
     kind: PartKind
     tolerance: Tolerance = field(default_factory=Tolerance)
+    given_entries: str | None = None  # as a template's (vector and matrix parts)
+    partial_credit: bool = True  # as a template's (vector and matrix parts)
     points: Annotated[float, Meta(gt=0, le=100)] | None = None
     follow_through: Annotated[float, Meta(ge=0, le=1)] = 1.0
     misconceptions: Annotated[list[Misconception], Meta(max_length=20)] = field(default_factory=list)
@@ -215,6 +227,7 @@ class Part(_Strict, kw_only=True, frozen=True):
     def __post_init__(self) -> None:
         if self.id is not None and not ROUTED_KEY.fullmatch(self.id):
             raise FieldProblem(f"{self.id!r} is not a routed record ID like '2024T3_Q1_NA Q278'", "id")
+        _check_entry_credit(self.kind, self.given_entries, self.partial_credit)
 
     @property
     def marks(self) -> float:
@@ -237,6 +250,12 @@ class Template(_Strict, kw_only=True, frozen=True):
     answer: str | int | float | bool | None = None
     variables: Annotated[list[str], Meta(max_length=10)] = field(default_factory=list)
     tolerance: Tolerance = field(default_factory=Tolerance)
+    # kinds 'vector', 'matrix': true for each entry the prompt gives away (a blocked key's weight 0, the BOS
+    # id), which earns no partial credit (quizzer.grading.verdict; questions/README.md, Scoring rules).
+    given_entries: str | None = None
+    # kinds 'vector', 'matrix' with whole-number answers (a mask, token ids): false grades all or nothing, as
+    # one wrong entry makes the mask or the sequence wrong.
+    partial_credit: bool = True
     choices: Annotated[list[Choice], Meta(min_length=2, max_length=12)] | None = None
     # kind 'order': the steps in their right order (shown shuffled, each with a letter).
     items: Annotated[list[Annotated[str, Meta(min_length=1, max_length=2000)]],
@@ -329,6 +348,7 @@ class Template(_Strict, kw_only=True, frozen=True):
             raise ValueError(f"'items' is only for kind 'order', not {self.kind!r}")
         if self.must_precede and self.kind != "order":
             raise FieldProblem(f"'must_precede' is only for kind 'order', not {self.kind!r}", "must_precede")
+        _check_entry_credit(self.kind, self.given_entries, self.partial_credit)
         if self.variables and self.kind != "expression":
             raise ValueError("'variables' is only for kind 'expression'")
         if self.kind == "text" and self.misconceptions:
@@ -340,10 +360,13 @@ class Template(_Strict, kw_only=True, frozen=True):
 
     def _parts_fields(self) -> None:
         """A multi-part question asks everything in its parts: nothing answered at the top level."""
-        stray = [name for name in ("answer", "choices", "items", "points") if getattr(self, name) is not None]
+        stray = [name for name in ("answer", "choices", "items", "points", "given_entries")
+                 if getattr(self, name) is not None]
         stray += [name for name in ("misconceptions", "variables") if getattr(self, name)]
         if self.tolerance != Tolerance():  # each part grades with its own: one given here would be ignored
             stray.append("tolerance")
+        if not self.partial_credit:
+            stray.append("partial_credit")
         if stray:
             raise ValueError(f"kind 'parts' gives {', '.join(map(repr, stray))} in each part, not at the top level")
         # The first part may carry the template's own routed key: a chain keyed by its first record.

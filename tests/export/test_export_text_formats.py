@@ -136,9 +136,12 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
         expected = "true" if instance["answer"] else "false"
         assert [a.findtext("text") for a in answers if a.get("fraction") == "100"] == [expected]
     elif kind == "cloze":
-        blanks = re.findall(r"\{1:NUMERICAL:=([^:]+):", question.findtext("questiontext/text"))
+        # A cell is a blank, or an entry the question gives away (given_entries), printed.
+        cells = re.findall(r"<td>(?:\{1:NUMERICAL:=([^:]+):[^}]*\}|([^<{]+))</td>",
+                           question.findtext("questiontext/text"))
         flat = [x for row in instance["answer"] for x in (row if isinstance(row, list) else [row])]
-        assert [float(b) for b in blanks] == pytest.approx(flat)
+        assert [float(blank or printed) for blank, printed in cells] == pytest.approx(flat)
+        assert any(blank for blank, _ in cells)
     elif kind == "shortanswer":
         assert fractions and fractions[0] == 100 and answers[0].findtext("text")
     elif kind == "ordering":  # the steps in their right order, numbered 1…n (test_export_order checks the texts)

@@ -1,5 +1,6 @@
 """Moodle XML against the import and grading rules of Moodle that matter here: wildcards in short
-answers, true/false answers, marks, the shown correct answer, exact token ids, embedded figures."""
+answers, true/false answers, marks, the shown correct answer, exact token ids, masks graded all or nothing,
+entries a prompt gives away, embedded figures."""
 
 from __future__ import annotations
 
@@ -11,12 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from quizzer.grading.verdict import grade
+from tests.bundled_templates import instance
 from tests.cli_runner import run
 from tests.export.clients import moodle_shortanswer_matches
 
 FIGURE_IN_PROMPT = "2024T1_ET_FN Q212"
 FIGURE_IN_SOLUTION = "practice/warmup-rate"
-TOKEN_IDS = "2024T1_Q1_NA Q192"  # a vector of token ids: graded exactly by quizzer
+TOKEN_IDS = "2026T2_Q1_NA Q9"  # a vector of token ids: graded exactly by quizzer, each entry its share
+ALL_OR_NOTHING = "2024T1_ET_AN Q157"  # a 0/1 mask (partial_credit: false)
+GIVEN_ENTRIES = "practice/softmax-masked-entries"  # the blocked keys' weights are given_entries
 
 
 @pytest.fixture(autouse=True)
@@ -88,6 +93,26 @@ def test_token_ids_in_a_cloze_are_exact(tmp_path: Path) -> None:
     question = moodle(tmp_path, "--key", TOKEN_IDS, "--seed", "0")[0]
     blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}]+)\}", question.findtext("questiontext/text") or "")
     assert blanks and all(float(tolerance) == 0 for _, tolerance in blanks)
+
+
+def test_a_mask_graded_all_or_nothing_is_one_short_answer_in_the_forms_quizzer_reads(tmp_path: Path) -> None:
+    question = moodle(tmp_path, "--key", ALL_OR_NOTHING, "--seed", "3")[0]
+    assert question.get("type") == "shortanswer"
+    patterns = [a.findtext("text") or "" for a in question.findall("answer") if a.get("fraction") == "100"]
+    assert "0 1 1 1; 0 0 1 1; 0 0 1 1; 0 0 1 1" in patterns and "[[0,1,1,1],[0,0,1,1],[0,0,1,1],[0,0,1,1]]" in patterns
+    spec = instances("--key", ALL_OR_NOTHING, "--seed", "3")[f"{ALL_OR_NOTHING}@3"]
+    for pattern in patterns:  # every form Moodle accepts is one quizzer grades right, and no mistake matches
+        assert grade(instance(ALL_OR_NOTHING, 3).spec, pattern).verdict == "correct", pattern
+        for mistake in spec["mistakes"]:
+            assert not moodle_shortanswer_matches(pattern, mistake["answer_text"], ignore_case=False)
+
+
+def test_entries_a_prompt_gives_away_are_printed_not_blanks(tmp_path: Path) -> None:
+    question = moodle(tmp_path, "--key", GIVEN_ENTRIES, "--seed", "0")[0]
+    cells = re.findall(r"<td>(.*?)</td>", question.findtext("questiontext/text") or "")
+    # seed 0 is the notes' example: keys 3 and 4 blocked, weights (0.7311, 0.2689, 0, 0)
+    assert [cell.startswith("{1:NUMERICAL:=") for cell in cells] == [True, True, False, False]
+    assert cells[2:] == ["0", "0"]
 
 
 @pytest.mark.parametrize(("key", "field"),

@@ -127,8 +127,8 @@ def test_token_ids_are_exact() -> None:
     assert (near.verdict, near.score) == ("incorrect", 0.0)
     assert "whole number" in near.feedback
     assert grade(item.spec, "[0.0, 7.0, 1, 6]").verdict == "correct"
-    one_off = grade(item.spec, "[0, 7, 1, 5]")
-    assert (one_off.verdict, one_off.score) == ("partial", 0.75)
+    one_off = grade(item.spec, "[0, 7, 1, 5]")  # graded all or nothing: another input sequence
+    assert (one_off.verdict, one_off.score, one_off.feedback) == ("incorrect", 0.0, "entry 4 is off")
 
 
 def test_every_whole_number_vector_or_matrix_in_the_bank_is_exact() -> None:
@@ -149,6 +149,54 @@ def test_every_whole_number_vector_or_matrix_in_the_bank_is_exact() -> None:
             verdict = grade(item.spec, typed)
             assert verdict.score < 1.0 and verdict.verdict != "correct", (key, seed, typed)
     assert found >= 30
+
+
+# ------------------------------------------------ entries given away, and answers all or nothing
+
+MASKED = AnswerSpec("vector", np.array([0.7311, 0.2689, 0.0, 0.0]), given=np.array([False, False, True, True]))
+
+
+@pytest.mark.parametrize(("typed", "verdict", "score"), [
+    ("0 0 0 0", "incorrect", 0.0),              # the blocked keys' zeros are no work
+    ("0.7311 0.2689 0 0", "correct", 1.0),
+    ("0.7311 0.5 0 0", "partial", 0.5),         # one of the two entries to work out
+    ("0.7311 0.2689 0.1 0", "partial", 0.5),    # a given entry typed wrong costs one entry's worth
+    ("0.7311 0.5 0.1 0", "incorrect", 0.0),
+    ("0.25 0.25 0.25 0.25", "incorrect", 0.0),
+])
+def test_entries_the_prompt_gives_away_earn_no_credit(typed: str, verdict: str, score: float) -> None:
+    graded = grade(MASKED, typed)
+    assert (graded.verdict, graded.score) == (verdict, score)
+
+
+def test_a_mask_graded_all_or_nothing_earns_nothing_for_either_mask_alone() -> None:
+    item = instance("2024T1_ET_AN Q157", 3)  # right padding: either mask alone is right in most entries
+    assert not item.spec.partial_credit
+    for mistake in item.mistakes:
+        graded = grade(item.spec, mistake.answer_text)
+        assert (graded.verdict, graded.score, graded.misconception) == ("incorrect", 0.0, mistake.id)
+    assert grade(item.spec, item.answer_text).score == 1.0
+
+
+def test_zeros_earn_at_most_half_of_any_vector_or_matrix_and_a_fifth_on_average() -> None:
+    """Typing zeros shows no work: where a question's zeros are given away (blocked keys, the blocks of a
+    rotation) they are ``given_entries``, and no draw's answer is all zeros."""
+    checked = 0
+    for key, template in bundled().items():
+        kinds = [part.kind for part in template.parts] if template.parts else [template.kind]
+        if not {"vector", "matrix"} & set(kinds):
+            continue
+        scores = []
+        for seed in SEEDS:
+            item = instance(key, seed)
+            for question in [part.question for part in item.parts] or [item]:
+                if question.kind in ("vector", "matrix"):
+                    zeros = np.zeros(np.shape(question.answer))
+                    typed = "; ".join(" ".join("0" for _ in row) for row in np.atleast_2d(zeros))
+                    scores.append(grade(question.spec, typed).score)
+        assert max(scores) <= 0.5 and np.mean(scores) <= 0.2, (key, max(scores), np.mean(scores))
+        checked += 1
+    assert checked >= 40
 
 
 # --------------------------------------------------------------- choices whose options are numbers
