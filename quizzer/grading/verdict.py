@@ -56,7 +56,9 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 # 4: a number right to the digits it gives but short of the precision the prompt asks earns
 #    PRECISION_CREDIT (each such entry of a vector or matrix half an entry), named as no mistake.
 # 5: an order that inverts a pair of steps its question examines (the template's must_precede) scores 0.
-RULES_VERSION = 5
+# 6: entries a vector or matrix question gives away (given_entries) earn no partial credit; masks and token
+#    sequences (partial_credit: false) are all or nothing.
+RULES_VERSION = 6
 PRECISION_CREDIT = 0.5
 
 
