@@ -17,8 +17,11 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import msgspec
+import numpy as np
 
 from quizzer.grading.describe import describe
+from quizzer.grading.hints import entries_credit
+from quizzer.grading.match import is_discrete
 from quizzer.templates.answer_text import Mistake
 from quizzer.templates.catalog import load_catalog, misconception_feedback
 from quizzer.templates.instance import Instance
@@ -200,11 +203,22 @@ FOLLOW_THROUGH_NOTE = ("*Part ({label}) of a multi-part question. This item is m
                        "follow-through.*")
 
 
+def _accepted(instance: Instance) -> str:
+    """How close a typed answer must be (nothing for an exact one: whole numbers, token ids, masks), and how
+    a vector's or matrix's marks are shared when not an equal share per entry, as ``quizzer grade`` decides."""
+    if instance.kind not in TOLERANT_KINDS:
+        return ""
+    spec = instance.spec
+    exact = instance.kind != "number" and is_discrete(np.asarray(instance.answer, dtype=float))
+    credit = entries_credit(spec.given, spec.partial_credit) if instance.kind != "number" else ""
+    return "; ".join(part for part in ("exactly" if exact else spec.tolerance.describe(), credit) if part)
+
+
 def _question(number: int, instance: Instance) -> Question:
     if instance.parts:
         return _multi_part(number, instance)
     spec = instance.spec
-    accepted = spec.tolerance.describe() if instance.kind in TOLERANT_KINDS else ""
+    accepted = _accepted(instance)
     kind = "choice" if instance.kind == "multi" else instance.kind  # a select-all distractor is one option
     notes = tuple(
         # A label ends where its colon begins: "(c) The FFN has …", not "(c) The FFN has ….:".

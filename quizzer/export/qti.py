@@ -15,7 +15,8 @@ How the answer kinds become Canvas questions (``points_possible`` is the questio
   one −100/R, the score floored at 0: quizzer's select-all rule.
 * ``shape`` / ``expression`` → ``short_answer_question`` accepting the usual written forms (Canvas
   compares text: an equal expression written differently is marked wrong; the feedback says so).
-* ``vector`` / ``matrix`` / ``text`` → ``essay_question`` (graded by hand), the answer in the feedback.
+* ``vector`` / ``matrix`` / ``text`` → ``essay_question`` (graded by hand), the answer in the feedback (for a
+  vector or matrix with how close it must be and how its marks are shared, as quizzer grades it).
 * ``order`` → ``short_answer_question``: Canvas's QTI 1.2 import has no ordering type, so the
   prompt lists the steps with their letters (in quizzer's displayed order) and the student types
   the letters, as in ``quizzer grade``.  Only the right order's usual written forms are accepted
@@ -106,7 +107,9 @@ def _lettered_steps(instance: Instance) -> str:
 
 def _feedback(question: Question) -> str:
     instance = question.instance
-    return f"**Answer:** {question.sheet_answer}\n\n{instance.solution}{_IN_CANVAS.get(instance.kind, '')}"
+    # A vector or matrix is graded by hand here: how close, and how its marks are shared, as quizzer grades it.
+    by_hand = f" (accepted {question.accepted})" if instance.kind in ("vector", "matrix") and question.accepted else ""
+    return f"**Answer:** {question.sheet_answer}{by_hand}\n\n{instance.solution}{_IN_CANVAS.get(instance.kind, '')}"
 
 
 _IN_CANVAS = {  # what Canvas grades differently from quizzer, for the feedback

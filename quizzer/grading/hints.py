@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
 from quizzer.grading.describe import format_number
 from quizzer.grading.match import MIN_AGREEING_POINTS, nearly_equal, value_pairs
 from quizzer.grading.readers import whole_number
@@ -104,3 +106,15 @@ def fewer_digits_hint(given: int, asked: Precision) -> str:
     """A right answer (within the tolerance) typed with fewer digits than the prompt asks: still right,
     but an exam marker holding the prompt's precision might not accept it."""
     return f"correct, within the tolerance; the question asks for {asked.name()}, you gave {asked.name(given)}"
+
+
+def entries_credit(given: np.ndarray | None, partial_credit: bool) -> str:
+    """How a vector's or matrix's marks are shared, when not simply an equal share per entry: for answer
+    sheets and hand grading, in the words of the scoring rules (questions/README.md)."""
+    if not partial_credit:
+        return "all or nothing"
+    if given is None:
+        return ""
+    positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(given)]
+    earn = "earns" if len(positions) == 1 else "earn"
+    return f"{positions_off(positions, limit=len(positions), state='given away')} and {earn} nothing"

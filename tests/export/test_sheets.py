@@ -175,3 +175,15 @@ def test_papers_show_each_questions_marks_and_the_total(tmp_path: Path) -> None:
     assert total in html and html.count('<span class="marks">') == 12  # paper and answer sheet
     text = pdf_text(export(tmp_path, "p.pdf", *selection, "--format", "pdf", "--paper-only"))
     assert total in " ".join(text.split()) and len(re.findall(r"\[\d+ marks?\]", text)) == 6
+
+
+# --- how close, and how a vector's or matrix's marks are shared ---------------------------------------
+
+def test_the_answer_sheet_says_how_each_array_answer_is_graded(tmp_path: Path) -> None:
+    """As `quizzer grade` grades it: whole numbers exactly (never "to 1 significant figure", which the
+    mask's tolerance only sets for display), a mask all or nothing, the entries a prompt gives away named."""
+    keys = ["2024T1_ET_AN Q157", "2026T2_Q1_NA Q9", "practice/softmax-masked-entries"]
+    export(tmp_path, "p.md", *(a for key in keys for a in ("--key", key)), "--seed", "3", "--format", "md")
+    accepted = re.findall(r"^\*\*Answer:\*\* .*? \(accepted (.*)\)$", (tmp_path / "p-answers.md").read_text(), re.M)
+    assert sorted(accepted) == sorted(["exactly; all or nothing", "exactly",
+                                       "within ±0.0005; entries 2 and 4 are given away and earn nothing"])
