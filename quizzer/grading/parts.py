@@ -6,7 +6,8 @@ When a learner's earlier answer was wrong, the later part is graded again agains
 calculation gives *with the learner's own earlier values substituted* (the part's ``recompute``,
 which the template layer provides): an answer right on those values is marked right-on-your-value,
 with the part's ``follow_through`` credit (1 = full), a feedback saying so, and the
-``carried_forward`` flag, so mastery counts one mistake (the earlier part's), not two.
+``carried_forward`` flag, so mastery counts one mistake (the earlier part's), not two.  Except
+where the learner's values make the part zero: that is what typing zeros gives, so it earns nothing.
 
 Pure like the rest of grading: the recomputation is a callback, evaluated by its owner under one
 instance budget; this module only decides which values to substitute and what the answer earns.
@@ -92,7 +93,9 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
     """The verdict on the learner's own values, when it earns more than the verdict on the true ones."""
     assert step.recompute is not None
     expected = step.recompute(used)
-    if expected is None:
+    if expected is None or not np.any(expected):
+        # Zero on the learner's values (6 × a typed 0, the log of a typed 1) is what an answer of zeros
+        # gives: it shows no work, and a chain of zeros must not earn what typing nothing would not.
         return PartVerdict(step.label, verdict)
     # Graded as a plain answer of the part's kind: the misconceptions were computed from the true values.
     theirs = msgspec.structs.replace(step.spec, expected=expected, expected_text=None, wrong_answers=(), discover=None)

@@ -57,7 +57,8 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 #    PRECISION_CREDIT (each such entry of a vector or matrix half an entry), named as no mistake.
 # 5: an order that inverts a pair of steps its question examines (the template's must_precede) scores 0.
 # 6: entries a vector or matrix question gives away (given_entries) earn no partial credit; masks and token
-#    sequences (partial_credit: false) are all or nothing.
+#    sequences (partial_credit: false) are all or nothing; a part that the learner's own earlier values make
+#    zero earns no follow-through (what an answer of zeros would get).
 RULES_VERSION = 6
 PRECISION_CREDIT = 0.5
 

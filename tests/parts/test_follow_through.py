@@ -167,3 +167,23 @@ def test_a_part_only_partly_right_on_the_learners_value_says_so() -> None:
     assert (full.verdict.verdict, full.on_their_value) == ("correct", "right on your value")
     assert "this part is 10.224, and that is what you found (error carried forward: full credit)" in (
         full.verdict.feedback)
+
+
+def test_zeros_carry_nothing_forward_in_any_chain() -> None:
+    """Typing 0 in every part shows no work: a later part that the learner's zeros make zero (six layers of
+    a 0-parameter layer) is not "right on your value", in any bundled chain, on any seed tried."""
+    chains = [key for key, template in bundled().items() if template.parts]
+    for key in chains:
+        for seed in range(0, 60, 6):
+            item = instance(key, seed)
+            shapes = [np.atleast_2d(np.zeros(np.shape(part.question.answer))) for part in item.parts]
+            zeros = ["; ".join(" ".join("0" for _ in row) for row in rows) for rows in shapes]
+            verdicts = grade_instance(item, zeros)
+            assert not any(v.carried_forward for v in verdicts), (key, seed, [v.verdict.feedback for v in verdicts])
+            assert sum(v.verdict.score for v in verdicts) <= 0.5 * len(verdicts), (key, seed)
+
+
+def test_a_value_that_makes_the_next_part_zero_earns_no_follow_through() -> None:
+    item = instance("2024T3_Q1_NA Q275", 5)
+    a, b = grade_instance(item, ["1 1 1 1", "0"])  # every probability 1: the loss on those is -log 1 = 0
+    assert a.verdict.verdict == "incorrect" and (b.verdict.score, b.carried_forward) == (0.0, False)
