@@ -82,6 +82,7 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     seeds = list(seeds)
     answers: set[str] = set()  # the true/false or choice answers drawn
     live: dict[str, set[int]] = {}  # per misconceptions list: which ever differed from the answer
+    given: dict[tuple[str, tuple[int, ...]], tuple[float, int]] = {}  # a given entry's value, and its first seed
     spent = ValidationSpend(template, len(seeds))
     for seed in seeds:
         budget = Budget(fields=spent.fields)
@@ -99,6 +100,7 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
         answers.add(instance.answer_text)
         for field, indices in _live_misconceptions(instance):
             live.setdefault(field, set()).update(indices)
+        _check_given_entries(template, instance, seed, given)
         spent.add(budget)
     _check_answer_varies(template, answers, len(seeds))
     _check_misconceptions_differ(template, live, len(seeds))
@@ -172,6 +174,26 @@ def _check_answer_varies(template: Template, answers: set[str], count: int) -> N
     (answer,) = answers
     _fail(template, "answer", f"the answer is {answer!r} on every one of {count} seeds, so it can be learned by "
           "position: let the numbers decide it, or declare 'conceptual: true' if it is a fact that never varies")
+
+
+def _check_given_entries(template: Template, instance: Instance, seed: int,
+                         seen: dict[tuple[str, tuple[int, ...]], tuple[float, int]]) -> None:
+    """An entry the prompt gives away (``given_entries``: a blocked key's 0, a BOS id) is the same whatever
+    the numbers drawn; one that changes with them is worked out, and listing it would take its credit away."""
+    questions = [("given_entries", instance)] + [
+        (f"parts.{i}.given_entries", part.question) for i, part in enumerate(instance.parts)]
+    for field, question in questions:
+        if question.spec.given is None:
+            continue
+        answer = np.asarray(question.answer, dtype=float)
+        for index in map(tuple, np.argwhere(question.spec.given)):
+            value = float(answer[index])
+            first, first_seed = seen.setdefault((field, index), (value, seed))
+            if abs(value - first) > 1e-12 * max(1.0, abs(first)):
+                entry = ", ".join(str(i + 1) for i in index)
+                _fail(template, field, f"entry {entry} is {value:.6g} on seed {seed} and {first:.6g} on seed "
+                      f"{first_seed}: an entry given away is the same whatever the numbers drawn (list only the "
+                      "entries the prompt fixes, such as a blocked key's weight 0)")
 
 
 def _live_misconceptions(instance: Instance) -> list[tuple[str, tuple[int, ...]]]:

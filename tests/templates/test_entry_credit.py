@@ -53,6 +53,14 @@ def test_a_field_that_cannot_shape_the_credit_is_refused(tmp_path: Path, change:
     assert message in line, line
 
 
+@pytest.mark.parametrize("given", ["arange(3) == 0", "blocked == False"])
+def test_an_entry_that_changes_with_the_numbers_drawn_is_not_given(tmp_path: Path, given: str) -> None:
+    """Key 1's weight is worked out: listing it would take its credit away."""
+    line = refusal(tmp_path, MASKED.replace("given_entries: blocked", f"given_entries: {given}"))
+    assert "field 'given_entries': entry 1 is " in line, line
+    assert "an entry given away is the same whatever the numbers drawn" in line, line
+
+
 @pytest.mark.parametrize("field", ["given_entries: B > 2", "partial_credit: false"])
 def test_only_vectors_and_matrices_take_them(tmp_path: Path, field: str) -> None:
     line = refusal(tmp_path, GOOD.replace("solution:", f"{field}\nsolution:"))
