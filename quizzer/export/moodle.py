@@ -7,7 +7,8 @@ How quizzer's answer kinds map onto Moodle's question types:
   each misconception's wrong value is a 0 % answer carrying its feedback.
 * ``vector`` / ``matrix`` graded all or nothing (``partial_credit: false``: whole numbers, such as
   a mask or token ids) → ``shortanswer`` accepting the usual written forms (``[0, 7, 1]``, ``0 7 1``;
-  ``0 1; 0 0``), exact, as quizzer grades them.  Otherwise
+  ``0 1; 0 0``), exact, as quizzer grades them, each known mistake's forms at 0 % with its feedback.
+  Otherwise
   → ``cloze`` with one NUMERICAL blank per entry, laid out as a table;
   an entry the template lists under ``given_entries`` (one the prompt gives away, which earns no
   credit in quizzer) is printed in its cell instead of a blank, so Moodle's share of blanks right is
@@ -46,6 +47,7 @@ import hashlib
 import math
 from collections.abc import Callable
 from itertools import groupby
+from typing import Any
 from xml.sax.saxutils import escape
 
 import numpy as np
@@ -152,6 +154,10 @@ def _shortanswer(question: Question) -> tuple[str, str, str]:
     answers = [_answer(100, _literal(form), "", html=False) for form in written_forms(instance)]
     answers += [_answer(0, _literal(str(wrong.value)), wrong.feedback, html=False)
                 for wrong in instance.spec.wrong_answers if instance.kind == "expression"]
+    if instance.kind in ("vector", "matrix"):  # a known mistake, however it is typed, gets its feedback
+        answers += [_answer(0, form, wrong.feedback, html=False) for wrong in instance.spec.wrong_answers
+                    if is_discrete(np.asarray(wrong.value, dtype=float))
+                    for form in whole_number_forms(instance.kind, wrong.value)]
     # Case matters: d and D may be different variables, and quizzer reads them so.
     return "shortanswer", _html(instance.prompt), "<usecase>1</usecase>\n" + "".join(answers)
 
@@ -188,20 +194,25 @@ def written_forms(instance: Instance) -> list[str]:
         forms = ["[" + ", ".join(dims) + "]", "[" + ",".join(dims) + "]", "(" + ", ".join(dims) + ")",
                  " x ".join(dims), "×".join(dims)]
     elif instance.kind in ("vector", "matrix"):  # whole numbers (graded all or nothing): as typed in quizzer
-        rows = [[str(int(value)) for value in row] for row in np.atleast_2d(np.asarray(instance.answer))]
-        if instance.kind == "vector":
-            forms = [f"{left}{joint.join(rows[0])}{right}" for left, right in (("[", "]"), ("(", ")"), ("", ""))
-                     for joint in (", ", ",")] + [" ".join(rows[0])]
-        else:
-            forms = ["[" + ", ".join("[" + ", ".join(row) + "]" for row in rows) + "]",
-                     "[" + ",".join("[" + ",".join(row) + "]" for row in rows) + "]",
-                     "; ".join(" ".join(row) for row in rows), ";".join(" ".join(row) for row in rows)]
+        return whole_number_forms(instance.kind, instance.answer)
     elif instance.kind == "order":  # the displayed letters of the steps, in their right order
         letters = [option_letter(place) for place in instance.answer]
         forms = [" ".join(letters), "".join(letters), ", ".join(letters), ",".join(letters), " > ".join(letters)]
     else:
         forms = [instance.answer_text, instance.answer_text.replace(" ", "")]
     return list(dict.fromkeys(forms))
+
+
+def whole_number_forms(kind: str, value: Any) -> list[str]:
+    """The ways people type a vector or matrix of whole numbers (a mask, token ids) that quizzer reads."""
+    rows = [[str(int(entry)) for entry in row] for row in np.atleast_2d(np.asarray(value))]
+    if kind == "vector":
+        return [f"{left}{joint.join(rows[0])}{right}" for left, right in (("[", "]"), ("(", ")"), ("", ""))
+                for joint in (", ", ",")] + [" ".join(rows[0])]
+    nested = ["[" + outer.join("[" + inner.join(row) + "]" for row in rows) + "]"
+              for outer, inner in ((", ", ", "), (",", ","))]
+    return nested + [between.join(inner.join(row) for row in rows)
+                     for between in ("; ", ";", " ; ") for inner in (" ", ", ", ",")]
 
 
 def moodle_tolerance(instance: Instance, value: float) -> float:

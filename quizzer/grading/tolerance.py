@@ -74,7 +74,7 @@ class Tolerance(msgspec.Struct, frozen=True):
         if rel is not None:
             parts.append(f"within {rel * 100:g}%")
         if absolute is not None:
-            parts.append(f"within ±{absolute:g}")
+            parts.append(f"within ±{Decimal(repr(absolute)).normalize():f}")  # ±0.00005, never ±5e-05
         return " or ".join(parts)
 
     def display_digits(self) -> int:

@@ -105,6 +105,12 @@ def test_a_mask_graded_all_or_nothing_is_one_short_answer_in_the_forms_quizzer_r
         assert grade(instance(ALL_OR_NOTHING, 3).spec, pattern).verdict == "correct", pattern
         for mistake in spec["mistakes"]:
             assert not moodle_shortanswer_matches(pattern, mistake["answer_text"], ignore_case=False)
+    assert "0 1 1 1 ; 0 0 1 1 ; 0 0 1 1 ; 0 0 1 1" in patterns and "0,1,1,1;0,0,1,1;0,0,1,1;0,0,1,1" in patterns
+    wrong = [(a.findtext("text") or "", a.findtext("feedback/text") or "") for a in question.findall("answer")
+             if a.get("fraction") == "0"]
+    for mistake in spec["mistakes"]:  # each known mistake, typed as printed, scores 0 with its feedback
+        assert any(moodle_shortanswer_matches(text, mistake["answer_text"], ignore_case=False)
+                   and mistake["feedback"][:40] in feedback for text, feedback in wrong), mistake["id"]
 
 
 def test_entries_a_prompt_gives_away_are_printed_not_blanks(tmp_path: Path) -> None:
