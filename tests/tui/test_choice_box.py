@@ -8,7 +8,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.widgets import OptionList
 
-from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.choice_box import ChoiceBox, inline_markdown
 from quizzer.tui.widgets.key_gate import GatedApp
 
 OPTIONS = ("queries", "keys", "values", "scores")
@@ -112,3 +112,11 @@ def test_multi_choice_letters_toggle_and_enter_submits_the_set() -> None:
 
     asyncio.run(scenario())
     assert app.submitted == ["a, c"]
+
+
+def test_an_option_shows_its_bold_and_code_without_the_markup() -> None:
+    """As the fp16 question's options are written: `float('-inf')` is code, **all** is bold."""
+    text = inline_markdown("`float('-inf')`: exact zeros, unless **all** keys are blocked")
+    assert text.plain == "float('-inf'): exact zeros, unless all keys are blocked"
+    styled = {text.plain[span.start:span.end]: str(span.style) for span in text.spans}
+    assert styled == {"float('-inf')": "reverse", "all": "bold"}

@@ -16,7 +16,8 @@ from textual.widgets import OptionList, Static
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.key_gate import KeyGate
 
-BOLD = re.compile(r"\*\*(.+?)\*\*")
+# The inline Markdown an option uses: **bold**, and `code` (a fill value, a line of PyTorch).
+INLINE = re.compile(r"\*\*(?P<bold>.+?)\*\*|`(?P<code>[^`]+)`")
 
 
 def letter(index: int) -> str:
@@ -24,11 +25,15 @@ def letter(index: int) -> str:
 
 
 def inline_markdown(text: str) -> Text:
-    """Option texts are Markdown: show their **bold** as bold, not as asterisks."""
+    """Option texts are Markdown: show their **bold** as bold and their `code` set off (reversed, readable
+    in either theme), not as asterisks and backticks."""
     out, position = Text(), 0
-    for match in BOLD.finditer(text):
+    for match in INLINE.finditer(text):
         out.append(text[position:match.start()])
-        out.append(match.group(1), style="bold")
+        if match.group("bold") is not None:
+            out.append(match.group("bold"), style="bold")
+        else:
+            out.append(match.group("code"), style="reverse")
         position = match.end()
     out.append(text[position:])
     return out
