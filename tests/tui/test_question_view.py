@@ -1,13 +1,20 @@
-"""The Markdown the practice screen shows for answers (no app needed)."""
+"""The Markdown the practice screen shows for questions and answers (no app needed but for the title's wrapping)."""
 
 from __future__ import annotations
 
-from markdown_it import MarkdownIt
+import asyncio
+from pathlib import Path
 
+from markdown_it import MarkdownIt
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownH3
+
+import quizzer.tui.app
 from quizzer.grading.verdict import grade
 from quizzer.templates.parts import grade_instance
 from quizzer.tui.widgets.parts_box import parts_feedback_markdown
-from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown
+from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown
 from tests.bundled_templates import instance
 
 
@@ -55,3 +62,23 @@ def test_a_part_right_on_a_carried_value_says_so_and_a_plainly_right_part_has_no
     assert len(carried) == 3 and all(note.startswith("Right on your value") for note in carried[1:])
     right = [str(a) for a in item.answer]
     assert notes(parts_feedback_markdown(item, grade_instance(item, right), right, with_solution=False)) == []
+
+
+def test_a_title_longer_than_the_pane_wraps_instead_of_being_cut_off() -> None:
+    """Q281's title in the app at 80 columns ended "…, outpu": Textual sizes an H3 to its text unless told
+    (here a 60-column pane, narrower than the title, stands in for the app's question pane)."""
+    class Pane(App[None]):
+        CSS_PATH = Path(quizzer.tui.app.__file__).parent / quizzer.tui.app.QuizzerApp.CSS_PATH
+
+        def compose(self) -> ComposeResult:
+            yield Markdown(question_markdown(instance("2024T3_Q1_NA Q281", 0), "1. "))
+
+    async def title_size() -> tuple[int, int]:
+        app = Pane()
+        async with app.run_test(size=(60, 24)) as pilot:
+            await pilot.pause()
+            size = app.query_one(MarkdownH3).size
+            return size.width, size.height
+
+    width, height = asyncio.run(title_size())
+    assert len(instance("2024T3_Q1_NA Q281", 0).title) > 60 and width <= 60 and height >= 2
