@@ -87,7 +87,9 @@ def topic_rows(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery],
                templates: Mapping[str, Template], catalog: Catalog) -> list[TopicRow]:
     """One row per catalogue topic.  Each answer counts in the topics whose mastery it moved, so a topic's
     tries, accuracy and mistakes are the evidence behind its bar: a wrong answer only in its question's
-    primary topic."""
+    primary topic.  A review due counts once, in its question's primary topic (where every answer to it
+    counts): the column adds up to the dashboard's "reviews due", and no untried topic shows one."""
+    due_by_topic = Counter(templates[key].topics[0] for key in due_keys if key in templates)
     answered: dict[str, list[Attempt]] = {}
     for attempt in attempts:
         template = templates.get(attempt.template_key)
@@ -102,7 +104,7 @@ def topic_rows(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery],
         rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
                              state.mastered if state else False, len(mine),
                              sum(a.score for a in mine) / len(mine) if mine else None,
-                             len(keys & due_keys), len(keys), tuple(errors.most_common(3))))
+                             due_by_topic[topic.id], len(keys), tuple(errors.most_common(3))))
     return rows
 
 

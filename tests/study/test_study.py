@@ -216,8 +216,23 @@ def test_reviews_fall_due_as_the_clock_advances(study: Study, clock: FakeClock) 
     data = study.dashboard()
     assert data.due == 3
     due_rows = {row.id: row.due for row in data.topics if row.due}
-    assert set(due_rows) == {t for instance in answered for t in instance.topics}
+    # Each once, in its question's primary topic: the column adds up to the count above it (a student
+    # read "11 reviews due" over a column adding up to 17, with an untried topic showing one).
+    assert set(due_rows) == {instance.topics[0] for instance in answered} and sum(due_rows.values()) == 3
+    assert all(row.attempts for row in data.topics if row.due)
     assert study.next().reason.startswith("review due")
+
+
+def test_a_review_due_counts_once_in_its_questions_primary_topic(study: Study, clock: FakeClock) -> None:
+    """A question of three topics answered wrong: its review is due once, under the topic its tries are."""
+    key = next(k for k in sorted(study.templates) if len(study.templates[k].topics) >= 3
+               and study.templates[k].kind == "number" and study.templates[k].misconceptions)
+    wrong = make_instance(study.templates[key], 11)
+    study.submit(wrong, wrong_answer(wrong)[0], 10.0)
+    clock.advance(days=1)
+    data = study.dashboard()
+    due_rows = {row.id: (row.due, row.attempts) for row in data.topics if row.due}
+    assert data.due == 1 and due_rows == {wrong.topics[0]: (1, 1)}
 
 
 def test_a_question_answered_right_is_not_due_within_the_sitting(study: Study, clock: FakeClock) -> None:
