@@ -21,7 +21,6 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from quizzer.grading.describe import describe
 from quizzer.grading.expr import ExprError
 from quizzer.grading.parse import parse
 from quizzer.grading.typed import AnswerFormatError
@@ -108,10 +107,10 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
              else f"your answers to parts {', '.join(named[:-1])} and {named[-1]}")
     if again.verdict == "correct":
         credit = "full credit" if step.follow_through == 1 else f"{step.follow_through:.0%} credit"
-        found = f"Right on your value: from {parts}, this part is {_as_asked(theirs)}, and that is what you found"
+        found = f"Right on your value: from {parts}, this part is {expected_text(theirs)}, and that is what you found"
     else:  # right on their value only in part (short of the precision asked, some entries off)
         credit = f"{score:.0%} credit"
-        found = (f"Partly right on your value: from {parts}, this part is {_as_asked(theirs)}; against that, "
+        found = (f"Partly right on your value: from {parts}, this part is {expected_text(theirs)}; against that, "
                  f"{again.feedback}")
     feedback = f"{found} (error carried forward: {credit}). With the right values it is {verdict.expected}."
     outcome = "correct" if score >= 1 else "partial"
@@ -119,18 +118,6 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
                                            misconception=None), carried_forward=True)
 
 
-def _as_asked(spec: AnswerSpec) -> str:
-    """The expected value to the digits the prompt asks for (10.224 for "to 3 decimal places", not the
-    4 significant figures of 10.22), so that it reads as what the learner was to type."""
-    asked = spec.precision
-    if asked is None or spec.kind not in ("number", "vector", "matrix"):
-        return expected_text(spec)
-    values = np.asarray(spec.expected, dtype=float)
-    if asked.unit == "decimals":
-        rounded = np.round(values, asked.digits)
-    else:
-        rounded = np.vectorize(lambda value: float(f"{value:.{asked.digits}g}"))(values)
-    return describe(spec.kind, float(rounded) if spec.kind == "number" else rounded, digits=15)
 
 
 def _read(spec: AnswerSpec, response: str) -> Any:

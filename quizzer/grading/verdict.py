@@ -25,7 +25,7 @@ import msgspec
 import numpy as np
 
 from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
-from quizzer.grading.describe import describe, option_letter
+from quizzer.grading.describe import describe, format_number, option_letter
 from quizzer.grading.digits import typed_digits
 from quizzer.grading.expr import ExprError
 from quizzer.grading.hints import expression_hint, fewer_digits_hint, number_hint, positions_off, precision_hint
@@ -165,12 +165,34 @@ def _grade(spec: AnswerSpec, response: str) -> Verdict:
 
 
 def expected_text(spec: AnswerSpec) -> str:
-    """The expected answer as the student will see it."""
+    """The expected answer as the student will see it: to the precision the prompt asks for, if it asks."""
     if spec.kind == "expression":  # shown as maths, as the student's own answer is
         return _describe(spec, read_expression(spec.expected, spec.variables))
+    if spec.precision is not None and spec.kind in ("number", "vector", "matrix") and \
+            not is_discrete(np.asarray(spec.expected, dtype=float)):
+        return as_asked(spec)
     if spec.expected_text is not None:
         return spec.expected_text
     return _describe(spec, _expected_value(spec))
+
+
+def as_asked(spec: AnswerSpec) -> str:
+    """The expected number(s) written to the precision the prompt asks for, zeros kept, as the learner was to
+    type them: ``2.24`` for "Give 2 decimals" (not the tolerance's ``2.245``), ``0.00140`` for 3 figures."""
+    asked = spec.precision
+    assert asked is not None
+
+    def one(value: float) -> str:
+        text = f"{value:.{asked.digits}f}" if asked.unit == "decimals" else f"{value:#.{asked.digits}g}".rstrip(".")
+        if "e" in text:  # 1.23e+04: the plain short form reads better
+            return format_number(value, asked.digits)
+        return text.lstrip("-") if float(text) == 0 else text  # never "-0.0000"
+
+    values = np.asarray(spec.expected, dtype=float)
+    if spec.kind == "number":
+        return one(float(values))
+    rows = ["[" + ", ".join(one(float(v)) for v in row) + "]" for row in np.atleast_2d(values)]
+    return rows[0] if spec.kind == "vector" else "[" + ", ".join(rows) + "]"
 
 
 def _expected_value(spec: AnswerSpec) -> Any:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from quizzer.grading.digits import literal_digits, typed_digits
 from quizzer.grading.tolerance import Precision, Tolerance, asked_precision
-from quizzer.grading.verdict import PRECISION_CREDIT, AnswerSpec, WrongAnswer, grade
+from quizzer.grading.verdict import PRECISION_CREDIT, AnswerSpec, WrongAnswer, expected_text, grade
 from tests.bundled_templates import SEEDS, bundled, instance
 
 FOUR = Precision(4, "decimals")
@@ -158,3 +158,22 @@ def test_a_whole_answer_computed_with_float_noise_needs_no_note() -> None:
     verdict = grade(question.spec, "50000")
     assert (verdict.verdict, verdict.score, verdict.feedback) == ("correct", 1.0, "correct")
 
+
+
+def test_the_expected_answer_shown_is_written_to_the_precision_asked_and_graded_right() -> None:
+    """"Give 2 decimals" showed the expected [-0.751, 2.245] (the tolerance's digits), so 2.24 appeared
+    nowhere; now it reads as typed, and that text is right (not merely within tolerance) on every bank
+    question that asks for a precision."""
+    checked = 0
+    for key in bundled():
+        for seed in SEEDS:
+            item = instance(key, seed)
+            for question in [part.question for part in item.parts] or [item]:
+                spec = question.spec
+                if spec.precision is None or question.kind not in ("number", "vector", "matrix"):
+                    continue
+                shown = expected_text(spec)
+                verdict = grade(spec, shown)
+                assert (verdict.verdict, verdict.feedback) == ("correct", "correct"), (key, seed, shown, verdict)
+                checked += 1
+    assert checked >= 300
