@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-from textual.widgets import Markdown
+from textual.widgets import Input, Markdown
 
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.browser import preview_markdown
@@ -67,6 +67,11 @@ def test_an_unreadable_part_stays_and_ctrl_b_goes_back(new_app: Callable[..., Qu
             await pilot.press("ctrl+b")
             await pilot.pause()
             assert box.answers == [] and attempts(isolated_bank) == []
+            # Back at (a), its answer is in the box to change, not gone (a student retyped a whole matrix).
+            assert box.query_one(Input).value == "12"
+            await pilot.press("3", "enter")
+            await pilot.pause()
+            assert box.answers == ["123"]
 
     asyncio.run(scenario())
 

@@ -32,14 +32,17 @@ class AnswerBox(Vertical):
             self.text = text
             super().__init__()
 
-    def __init__(self, kind: str, context: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(self, kind: str, context: dict[str, Any] | None = None, value: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.kind = kind
         self.context = context or {}
+        self.value = value  # an answer given before, to change (a part gone back to)
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=PLACEHOLDERS.get(self.kind, "your answer"), id="answer-input")
-        yield Static("", id="answer-preview", classes="preview")
+        # An answer given before is kept whole to edit, the cursor after it: selected, one key would erase it.
+        yield Input(self.value, placeholder=PLACEHOLDERS.get(self.kind, "your answer"), id="answer-input",
+                    select_on_focus=not self.value)
+        yield Static(self.reading(self.value), id="answer-preview", classes="preview")
 
     def on_mount(self) -> None:
         # Focus without scrolling: a long prompt is read from its top; typing brings the input into view.

@@ -3,7 +3,7 @@
 The box shows part (a) with an answer box of its kind; a readable answer moves on to (b), listing (a)
 and what was typed above it, and so on. After the last part it posts :class:`PartsBox.Submitted` with
 every answer, which the screen grades together (follow-through needs them all). ctrl+b goes back one
-part to change its answer. :func:`parts_feedback_markdown` is the feedback afterwards:
+part, its answer in the box to change. :func:`parts_feedback_markdown` is the feedback afterwards:
 each part's verdict, its expected answer and, for an answer right on the learner's own earlier value,
 that it was carried forward.
 """
@@ -68,12 +68,13 @@ class PartsBox(Vertical):
                   f"*({current.question.points:g} marks; part {len(self.answers) + 1} of {len(self.instance.parts)})*"]
         return "\n".join(lines)
 
-    async def _ask(self) -> None:
+    async def _ask(self, given: str = "") -> None:
+        """Ask the next part, its answer box holding ``given`` (the answer of a part gone back to)."""
         part = self.instance.parts[len(self.answers)]
         await self.query_one("#parts-asked", Markdown).update(self._asked())
         slot = self.query_one("#parts-input", Vertical)
         await slot.remove_children()
-        await slot.mount(AnswerBox(part.question.kind))
+        await slot.mount(AnswerBox(part.question.kind, value=given))
 
     @on(AnswerBox.Submitted)
     async def answered(self, event: AnswerBox.Submitted) -> None:
@@ -90,10 +91,9 @@ class PartsBox(Vertical):
         await self._ask()
 
     async def action_back(self) -> None:
-        """Go back one part (its answer is typed again)."""
+        """Go back one part, its answer in the box to change."""
         if self.answers:
-            self.answers.pop()
-            await self._ask()
+            await self._ask(self.answers.pop())
 
     @on(Input.Changed)
     def _keep_in_view(self) -> None:
