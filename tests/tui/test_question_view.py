@@ -82,3 +82,13 @@ def test_a_title_longer_than_the_pane_wraps_instead_of_being_cut_off() -> None:
 
     width, height = asyncio.run(title_size())
     assert len(instance("2024T3_Q1_NA Q281", 0).title) > 60 and width <= 60 and height >= 2
+
+
+def test_a_matrix_answer_and_the_expected_one_are_drawn_as_grids() -> None:
+    """A 5 × 5 mask written as one nested list wrapped mid-row at 80 columns."""
+    item = instance("2024T1_ET_AN Q157", 0)
+    verdict = grade(item.spec, "0 1 1 1 1; 0 0 1 1 1; 0 0 0 1 1; 0 0 0 0 1; 0 0 0 0 0")
+    text = feedback_markdown(item, verdict, with_solution=False)
+    grids = [line for line in text.splitlines() if line.count("⎡") + line.count("⎢") + line.count("⎣") == 2]
+    assert len(grids) == len(item.answer)  # yours beside the expected one, a line per row
+    assert "[[" not in text and "You answered" in text and "Expected" in text

@@ -25,7 +25,7 @@ from quizzer.grading.parts import PartVerdict
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox
-from quizzer.tui.widgets.question_view import answer_markdown, verdict_line
+from quizzer.tui.widgets.question_view import answer_markdown, matrix_display, verdict_line
 
 
 class PartsBox(Vertical):
@@ -114,11 +114,11 @@ def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict],
         verdict = result.verdict
         lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}", ""]
         if not typed:  # a mock exam ended before this part was given
-            lines += ["**— Unanswered**  ", answer_markdown("Expected", verdict.expected), ""]
+            lines += ["**— Unanswered**  ", answer_markdown("Expected", matrix_display(verdict.expected)), ""]
             continue
         carried = f" — {result.on_their_value}" if result.carried_forward else ""
         lines += [f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
-                  answer_markdown("Expected", verdict.expected), ""]
+                  answer_markdown("Expected", matrix_display(verdict.expected)), ""]
         if verdict.note:
             lines += [f"> {render_math(verdict.note)}", ""]
     if with_solution:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from quizzer.grading.verdict import Verdict
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
@@ -13,6 +15,37 @@ def question_markdown(instance: Instance, number: str = "") -> str:
     """The prompt as Markdown for a terminal: math converted, choices listed separately by their widget."""
     header = f"### {number}{instance.title}\n\n"
     return header + render_math(instance.prompt, fenced=True)
+
+
+# Side by side while both grids fit the question pane at 80 columns (as long displays are held to, see
+# tests/templates/test_bank_content.py), else one under the other.
+SIDE_BY_SIDE_COLUMNS = 70
+
+
+def _bmatrix(text: str) -> str | None:
+    """A matrix written as nested lists (``[[0, 1], [0, 0]]``, as grading writes one) as LaTeX, else None."""
+    rows = re.findall(r"\[([^\[\]]*)\]", text)
+    if not text.startswith("[[") or not rows:
+        return None
+    body = r" \\ ".join(" & ".join(entry.strip() for entry in row.split(",")) for row in rows)
+    return f"\\begin{{bmatrix}} {body} \\end{{bmatrix}}"
+
+
+def matrix_display(text: str) -> str:
+    """A matrix written as nested lists as a display formula, drawn as a grid; other text unchanged."""
+    latex = _bmatrix(text)
+    return text if latex is None else f"$${latex}$$"
+
+
+def matrices_markdown(reading: str | None, expected: str) -> list[str]:
+    """The learner's matrix and the expected one as grids, side by side when they fit, to compare row by row."""
+    yours, theirs = _bmatrix(reading or ""), _bmatrix(expected)
+    if yours is not None and theirs is not None:
+        both = render_math(f"$$\\text{{You answered }}{yours}\\qquad\\text{{Expected }}{theirs}$$")
+        if max(len(line) for line in both.splitlines()) <= SIDE_BY_SIDE_COLUMNS:
+            return [both]
+    return ([answer_markdown("You answered", matrix_display(reading)), ""] if reading else []) + [
+        answer_markdown("Expected", matrix_display(expected))]
 
 
 def verdict_line(verdict: Verdict) -> str:
@@ -64,6 +97,8 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
     elif instance.kind == "text":
         lines += [f"You rated yourself: **{verdict.reading}**", "",
                   answer_markdown("Model answer", verdict.expected), ""]
+    elif instance.kind == "matrix":  # as grids: a flat nested list wraps mid-row at 80 columns
+        lines += [*matrices_markdown(verdict.reading, verdict.expected), ""]
     else:
         if verdict.reading:
             lines.append(f"You answered: {render_math(verdict.answered)}  ")
