@@ -13,8 +13,9 @@ from textual.widgets._markdown import MarkdownH3
 import quizzer.tui.app
 from quizzer.grading.verdict import grade
 from quizzer.templates.parts import grade_instance
+from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.parts_box import parts_feedback_markdown
-from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown
+from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, revealed_markdown
 from tests.bundled_templates import instance
 
 
@@ -92,3 +93,11 @@ def test_a_matrix_answer_and_the_expected_one_are_drawn_as_grids() -> None:
     grids = [line for line in text.splitlines() if line.count("⎡") + line.count("⎢") + line.count("⎣") == 2]
     assert len(grids) == len(item.answer)  # yours beside the expected one, a line per row
     assert "[[" not in text and "You answered" in text and "Expected" in text
+
+
+def test_a_revealed_ordering_question_names_its_steps_in_order() -> None:
+    """Revealing showed 'Answer: f, g, c, e, b, d, a', the options gone: letters that named nothing."""
+    item = instance("practice/w1c-encoder-layer-order", 2)
+    text = revealed_markdown(item)
+    first = item.choices[item.answer[0]]
+    assert "The right order" in text and render_math(first) in text and "Worked solution" in text

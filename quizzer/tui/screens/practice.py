@@ -26,7 +26,13 @@ from quizzer.tui.widgets.figure_view import FigureView
 from quizzer.tui.widgets.key_gate import KeyGate
 from quizzer.tui.widgets.order_box import OrderBox
 from quizzer.tui.widgets.parts_box import PartsBox, parts_feedback_markdown
-from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, verdict_line
+from quizzer.tui.widgets.question_view import (
+    answer_markdown,
+    feedback_markdown,
+    question_markdown,
+    revealed_markdown,
+    verdict_line,
+)
 from quizzer.tui.widgets.recall_box import RecallBox
 
 NEXT_HINT = "[b]n[/] or [b]enter[/]: next question"
@@ -164,8 +170,7 @@ class PracticeScreen(Screen[None]):
             return
         instance = self.question.instance
         self._show_verdict(f"Solution revealed — not counted · {NEXT_HINT}", "revealed")
-        await self._show_feedback(f"{answer_markdown('Answer', instance.answer_text)}\n\n"
-                                  f"#### Worked solution\n\n{render_math(instance.solution, fenced=True)}")
+        await self._show_feedback(revealed_markdown(instance))
 
     @on(AnswerBox.Submitted)
     @on(ChoiceBox.Submitted)

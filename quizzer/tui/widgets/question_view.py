@@ -83,6 +83,18 @@ def order_markdown(instance: Instance) -> str:
     return "The right order:  \n" + "  \n".join(steps)
 
 
+def revealed_markdown(instance: Instance) -> str:
+    """The answer and worked solution shown without an answer given: an ordering question's steps in their
+    right order with their texts (its letters alone name nothing once the options are gone), a matrix as
+    a grid."""
+    if instance.kind == "order":
+        answer = order_markdown(instance)
+    else:
+        answer = answer_markdown("Answer", matrix_display(instance.answer_text) if instance.kind == "matrix"
+                                 else instance.answer_text)
+    return f"{answer}\n\n#### Worked solution\n\n{render_math(instance.solution, fenced=True)}"
+
+
 def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
                       with_verdict: bool = True) -> str:
     """Verdict, the expected answer, what went wrong, and the worked solution."""
