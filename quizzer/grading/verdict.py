@@ -325,11 +325,31 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
                                    rough=rough if credited.any() else ())
     if not off.any():
         return _Outcome("partial" if score else "incorrect", score, precision, short=bool(credited.any()))
+    weights = _weights_hint(got, expected)
     if not right.any() and not short.any():
-        return _Outcome("incorrect", 0.0, f"none of the entries match{whole}")
+        return _Outcome("incorrect", 0.0, f"none of the entries match{whole}{weights}")
     wrong_positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(off)]
     others = f"; the others are {precision}" if precision else ""
-    return _Outcome("partial" if score else "incorrect", score, positions_off(wrong_positions) + whole + others)
+    return _Outcome("partial" if score else "incorrect", score,
+                    positions_off(wrong_positions) + whole + others + weights)
+
+
+def _weights_hint(got: np.ndarray, expected: np.ndarray) -> str:
+    """Where the answer is a row of weights (softmax, attention: each row at least 0 and summing to 1) and the
+    learner's is not: say so, the quickest check there is (zeros typed for a masked row sum to 0)."""
+    rows, theirs = np.atleast_2d(expected), np.atleast_2d(got)
+    if expected.size < 2 or is_discrete(expected) or (rows < 0).any() or not np.allclose(rows.sum(axis=1), 1.0):
+        return ""
+    if (theirs < 0).any():
+        return "; no entry can be negative (they are weights summing to 1)"
+    sums = theirs.sum(axis=1)
+    off_rows = [i + 1 for i, total in enumerate(sums) if abs(total - 1.0) > 0.01]
+    if not off_rows:
+        return ""
+    if expected.ndim == 1:
+        return f"; the entries sum to 1 (yours sum to {format_number(sums[0], 3)})"
+    yours = ", ".join(f"row {row} sums to {format_number(sums[row - 1], 3)}" for row in off_rows[:3])
+    return f"; each row sums to 1 (yours: {yours}{', …' if len(off_rows) > 3 else ''})"
 
 
 def _entries_score(earned: np.ndarray, off: np.ndarray, spec: AnswerSpec) -> float:

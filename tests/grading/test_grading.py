@@ -187,10 +187,14 @@ WEIGHTS = AnswerSpec(
 @pytest.mark.parametrize(("response", "verdict", "score", "feedback"), [
     ("[0.5, 0.25, 0.125, 0.125]", "correct", 1.0, "correct"),
     ("0.5 0.25 0.1252 0.1248", "correct", 1.0, "correct"),
-    ("0.5 0.25 0.125 0.2", "partial", 0.75, "entry 4 is off"),
-    ("0.5 0.3 0.125 0.2", "partial", 0.5, "entries 2 and 4 are off"),
-    ("0.9 0.3 0.9 0.125", "partial", 0.25, "entries 1, 2 and 3 are off"),
-    ("1 1 1 1", "incorrect", 0.0, "none of the entries match"),
+    ("0.5 0.25 0.125 0.2", "partial", 0.75, "entry 4 is off; the entries sum to 1 (yours sum to 1.075)"),
+    ("0.5 0.3 0.125 0.2", "partial", 0.5, "entries 2 and 4 are off; the entries sum to 1 (yours sum to 1.125)"),
+    ("0.9 0.3 0.9 0.125", "partial", 0.25, "entries 1, 2 and 3 are off; the entries sum to 1 (yours sum to 2.225)"),
+    ("1 1 1 1", "incorrect", 0.0, "none of the entries match; the entries sum to 1 (yours sum to 4)"),
+    # weights (the expected entries are at least 0 and sum to 1): the quickest check, named
+    ("0.5 0.75 -0.125 -0.125", "partial", 0.25,
+     "entries 2, 3 and 4 are off; no entry can be negative (they are weights summing to 1)"),
+    ("0.5 0.25 0.25 0", "partial", 0.5, "entries 3 and 4 are off"),  # sums to 1: nothing to add
     # matches a misconception as a whole, although entries 3 and 4 coincide with the answer
     ("0.125, 0.125, 0.25, 0.5", "incorrect", 0.0, "Rows are queries."),
     ("0.5 0.5", "incorrect", 0.0, "Wrong length on purpose."),
