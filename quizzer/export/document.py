@@ -206,12 +206,11 @@ FOLLOW_THROUGH_NOTE = ("*Part ({label}) of a multi-part question. This item is m
 def _accepted(instance: Instance) -> str:
     """How close a typed answer must be (nothing for an exact one: whole numbers, token ids, masks), and how
     a vector's or matrix's marks are shared when not an equal share per entry, as ``quizzer grade`` decides."""
-    if instance.kind not in TOLERANT_KINDS:
-        return ""
     spec = instance.spec
-    exact = instance.kind != "number" and is_discrete(np.asarray(instance.answer, dtype=float))
-    credit = entries_credit(spec.given, spec.partial_credit) if instance.kind != "number" else ""
-    return "; ".join(part for part in ("exactly" if exact else spec.tolerance.describe(), credit) if part)
+    if instance.kind not in ("vector", "matrix"):
+        return spec.tolerance.describe() if instance.kind in TOLERANT_KINDS else ""
+    closeness = "exactly" if is_discrete(np.asarray(instance.answer, dtype=float)) else spec.tolerance.describe()
+    return "; ".join(part for part in (closeness, entries_credit(spec.given, spec.partial_credit)) if part)
 
 
 def _question(number: int, instance: Instance) -> Question:

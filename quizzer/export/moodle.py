@@ -194,7 +194,7 @@ def written_forms(instance: Instance) -> list[str]:
         forms = ["[" + ", ".join(dims) + "]", "[" + ",".join(dims) + "]", "(" + ", ".join(dims) + ")",
                  " x ".join(dims), "×".join(dims)]
     elif instance.kind in ("vector", "matrix"):  # whole numbers (graded all or nothing): as typed in quizzer
-        return whole_number_forms(instance.kind, instance.answer)
+        forms = whole_number_forms(instance.kind, instance.answer)
     elif instance.kind == "order":  # the displayed letters of the steps, in their right order
         letters = [option_letter(place) for place in instance.answer]
         forms = [" ".join(letters), "".join(letters), ", ".join(letters), ",".join(letters), " > ".join(letters)]

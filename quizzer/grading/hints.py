@@ -64,6 +64,11 @@ def _factor(power: int) -> str:
     return f"1/{10 ** -power:,} of" if power >= -6 else f"10^{power}×"
 
 
+def entry_positions(mask: np.ndarray) -> list[tuple[int, ...]]:
+    """The 1-based positions of a mask's true entries, as feedback names them: ``(2,)``, ``(1, 3)``."""
+    return [tuple(int(i) + 1 for i in index) for index in np.argwhere(mask)]
+
+
 def positions_off(positions: Sequence[tuple[int, ...]], noun: tuple[str, str] = ("entry", "entries"),
                   limit: int = 6, state: str = "off") -> str:
     """``entry 2 is off``, ``entries 2 and 4 are off``, ``entries (1, 2) and (2, 1) are off``."""
@@ -115,6 +120,6 @@ def entries_credit(given: np.ndarray | None, partial_credit: bool) -> str:
         return "all or nothing"
     if given is None:
         return ""
-    positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(given)]
+    positions = entry_positions(given)
     earn = "earns" if len(positions) == 1 else "earn"
     return f"{positions_off(positions, limit=len(positions), state='given away')} and {earn} nothing"

@@ -118,8 +118,6 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
                                            misconception=None), carried_forward=True)
 
 
-
-
 def _read(spec: AnswerSpec, response: str) -> Any:
     """The learner's answer as a value the calculation can use (the part kinds need no parse context)."""
     try:

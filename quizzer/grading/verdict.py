@@ -28,7 +28,14 @@ from quizzer.grading.budget import MAX_ANSWER_STEPS, Budget, shared_budget
 from quizzer.grading.describe import describe, format_number, option_letter
 from quizzer.grading.digits import typed_digits
 from quizzer.grading.expr import ExprError
-from quizzer.grading.hints import expression_hint, fewer_digits_hint, number_hint, positions_off, precision_hint
+from quizzer.grading.hints import (
+    entry_positions,
+    expression_hint,
+    fewer_digits_hint,
+    number_hint,
+    positions_off,
+    precision_hint,
+)
 from quizzer.grading.match import (
     as_bool,
     elementwise,
@@ -320,7 +327,7 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
     precision = ""
     if short.any() and spec.precision is not None:
         counted = [s for s in shortfalls if s is not None and (s.credited or not credited.any())]
-        rough = [tuple(int(i) + 1 for i in index) for index in np.argwhere(short & ~credited)]
+        rough = entry_positions(short & ~credited)
         precision = precision_hint(min(s.given for s in counted), spec.precision, credited=bool(credited.any()),
                                    rough=rough if credited.any() else ())
     if not off.any():
@@ -328,7 +335,7 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
     weights = _weights_hint(got, expected)
     if not right.any() and not short.any():
         return _Outcome("incorrect", 0.0, f"none of the entries match{whole}{weights}")
-    wrong_positions = [tuple(int(i) + 1 for i in index) for index in np.argwhere(off)]
+    wrong_positions = entry_positions(off)
     others = f"; the others are {precision}" if precision else ""
     return _Outcome("partial" if score else "incorrect", score,
                     positions_off(wrong_positions) + whole + others + weights)
