@@ -82,7 +82,8 @@ def run(argv: list[str]) -> None:
     parsed, extra = parser().parse_known_args(argv)
     chosen: Command | None = getattr(parsed, "command", None)
     if extra:  # argparse leaves these to the root parser, which would name no command
-        raise UsageError(f"unrecognized arguments: {' '.join(extra)}", chosen.prog if chosen else "quizzer")
+        raise (chosen.unrecognized(extra) if chosen else UsageError(f"unrecognized arguments: {' '.join(extra)}",
+                                                                    "quizzer"))
     profile = current_profile_name(parsed.profile)
     if chosen is None:
         practice.run_app(profile)

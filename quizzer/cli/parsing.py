@@ -74,8 +74,9 @@ class Parser(argparse.ArgumentParser):
         if self.runs is not None:
             function, self.runs = self.runs, None
             declared = [self.add_argument(*flags, **options) for flags, options in getattr(function, "arguments", ())]
+            options = tuple(flag for action in self._actions for flag in action.option_strings)
             self.set_defaults(command=Command(function, tuple(action.dest for action in declared),
-                                              getattr(function, "learner", False), self.prog))
+                                              getattr(function, "learner", False), self.prog, options))
 
     def _values_may_start_with_a_dash(self, words: list[str]) -> list[str]:
         """``--answer -1/2`` as ``--answer=-1/2``, as quizzer has always read it.  argparse takes a word
@@ -169,6 +170,16 @@ class Command(msgspec.Struct, frozen=True):
     names: tuple[str, ...]  # the namespace attributes that are its keyword arguments
     learner: bool           # it is also called with ``profile``
     prog: str               # e.g. 'quizzer progress export': whose --help explains a usage error
+    options: tuple[str, ...] = ()  # every option it takes (--dry-run, -n, …): what a mistyped one was meant to be
+
+    def unrecognized(self, words: list[str]) -> UsageError:
+        """The error for ``words`` left over after parsing, naming the option meant by the first one
+        that looks like a mistyped option (--dryrun: '--dry-run'; --fromat: '--format')."""
+        hint = ""
+        for word in words:
+            if word.startswith("-") and (hint := did_you_mean(word.split("=", 1)[0], self.options)):
+                break
+        return UsageError(f"unrecognized arguments: {' '.join(words)}{hint}", self.prog)
 
     def run(self, parsed: argparse.Namespace, profile: str) -> None:
         values = {name: getattr(parsed, name) for name in self.names}

@@ -119,6 +119,9 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
 @pytest.mark.parametrize(("args", "line"), [
     (("show",), "the following arguments are required: KEY (see 'quizzer show --help')"),
     (("list", "--no-such-flag"), "unrecognized arguments: --no-such-flag (see 'quizzer list --help')"),
+    (("grade", KEY, "--answer", "1", "--dryrun"),
+     "unrecognized arguments: --dryrun (did you mean '--dry-run'?) (see 'quizzer grade --help')"),
+    (("show", KEY, "--sed=3"), "unrecognized arguments: --sed=3 (did you mean '--seed'?) (see 'quizzer show --help')"),
     (("show", KEY, "--seed", "x"), "argument --seed: 'x' is not a whole number (see 'quizzer show --help')"),
     (("generate", "-n", "0"), "argument -n: 0 is out of range (1 to 1000) (see 'quizzer generate --help')"),
     (("grade", KEY, "--seed", "0", "--answer", "1", "--seconds", "-1"),
