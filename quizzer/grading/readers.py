@@ -420,7 +420,7 @@ def read_expression(text: str, variables: Sequence[str] | None = None) -> Expres
 def _read_expression(text: str, variables: tuple[str, ...] | None) -> ExpressionAnswer:
     typed = clean(text)
     names = CONSTANTS.keys() | set(variables or ())
-    compiled = compile_typed(normalize(typed, names), typed, "an expression")
+    compiled = compile_typed(normalize(typed, names, spaces_multiply=True), typed, "an expression")
     if variables is None:
         used = check_arithmetic(compiled, None, "")
         return ExpressionAnswer(compiled, tuple(sorted(used - CONSTANTS.keys())))

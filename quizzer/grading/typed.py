@@ -11,6 +11,7 @@ and whitelisted functions remain.  Every reader builds on it; a problem is raise
 from __future__ import annotations
 
 import ast
+import keyword
 import math
 import re
 import unicodedata
@@ -127,21 +128,28 @@ def lex(text: str) -> list[Token]:
     return [(match.lastgroup or "op", match.group()) for match in _TOKEN.finditer(text)]
 
 
-def normalize(text: str, names: Collection[str] = ()) -> str:
+def normalize(text: str, names: Collection[str] = (), *, spaces_multiply: bool = False) -> str:
     """Rewrite cleaned typed maths into expression-language source.
 
     ``×·÷^`` become ``* / **``, ``π`` → ``pi``, ``ln`` → ``log``, ``√x`` → ``sqrt(x)``,
     ``4.2×10^6`` → ``4.2e6``, and a product written without ``*`` gets one where that is
     unambiguous: ``2d``, ``2pi``, ``2(…)``, ``(…)(…)``, ``d(…)`` when ``d`` is in ``names``.
+    With ``spaces_multiply`` (expressions, not numbers) a space between factors is a product
+    too, as on paper: ``2 d N_e``, ``4 d (N_e + N_d)``.
     """
     tokens = _rewrite_tokens(lex(fold_powers_of_ten(text)), names)
     out: list[str] = []
-    previous: Token | None = None
+    previous: Token | None = None  # the last token that is not a space
+    spaced = False  # whether a space came between it and this one
     for token in tokens:
-        if previous is not None and _implicit_product(previous, token, names):
+        if token[0] == "space":
+            spaced = True
+        elif previous is not None and (_spaced_product(previous, token, names) if spaced and spaces_multiply
+                                       else not spaced and _implicit_product(previous, token, names)):
             out.append("*")
         out.append(token[1])
-        previous = token
+        if token[0] != "space":
+            previous, spaced = token, False
     return "".join(out)
 
 
@@ -227,6 +235,17 @@ def _implicit_product(previous: Token, current: Token, names: Collection[str]) -
     if prev_kind == "name" and prev_text not in FUNCTIONS and (prev_text in names or prev_text in CONSTANTS):
         return text == "(" or kind == "pi"
     return False
+
+
+def _spaced_product(previous: Token, current: Token, names: Collection[str]) -> bool:
+    """Whether a space between two tokens of an expression stands for '*': a product written without it
+    (above), or a variable then any name (``d N_e``, ``d sqrt(2)``); never before a number, since
+    ``2 3`` is as likely a typo for 23, nor before a word of Python's (``d if f else 1`` is refused by name)."""
+    if current[0] == "num" or keyword.iskeyword(current[1]):
+        return False
+    if previous[0] == "name" and previous[1] in names and previous[1] not in FUNCTIONS and current[0] == "name":
+        return True
+    return _implicit_product(previous, current, names)
 
 
 _TIMES_TEN = re.compile(r"""

@@ -467,6 +467,13 @@ def test_multi_rejections(text: str, message: str) -> None:
     ("2πd", "2*pi*d"),
     ("d × f ÷ 2", "d * f / 2"),
     ("ln(d)", "log(d)"),
+    # A space between factors is a product, as on paper; a function's space before '(' is not.
+    ("2 d f", "2 *d *f"),
+    ("4 d (d + f)", "4 *d *(d + f)"),
+    ("d (d+1)", "d *(d+1)"),
+    ("(d + 1) f", "(d + 1) *f"),
+    ("d sqrt(f)", "d *sqrt(f)"),
+    ("sqrt (d)", "sqrt (d)"),
 ])
 def test_expression_forms(text: str, source: str) -> None:
     parsed = parse("expression", text, variables=["d", "f", "d_k"])
@@ -486,6 +493,7 @@ def test_expression_without_variables() -> None:
     ("sqrt(d, f)", "could not work out 'sqrt(d, f)': sqrt(): math.sqrt() takes exactly one argument (2 given)"),
     ("[d, f]", "expected one value, not a list"),
     ("d if f else 1", "'if' is not allowed in an answer"),
+    ("2 3 d", "could not read '2 3 d' as an expression"),  # a space before a number is never a product
 ])
 def test_expression_rejections(text: str, message: str) -> None:
     with pytest.raises(AnswerFormatError) as caught:
