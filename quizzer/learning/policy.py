@@ -12,7 +12,8 @@
 3. Otherwise the **weakest topic** (lowest mastery level, ``quizzer.learning.mastery``; unseen
    topics sit at the prior's level) among those whose prerequisites are reasonably mastered (level ≥ 0.6, or the
    prerequisite has no template among the candidates and so cannot be practised), and of
-   its templates the least recently reviewed (never-seen first).  When interleaving leaves
+   its templates the least recently reviewed (never-seen first), among those whose primary topic
+   it is while there are any.  When interleaving leaves
    no unlocked topic, the weakest remaining one is taken rather than nothing.  A student
    who asked for one topic (``focus``) gets that topic's templates, whatever else they
    also cover, and the reason names it.
@@ -165,7 +166,10 @@ def _weakest_pick(pool: Sequence[CandidateLike], candidates: Sequence[CandidateL
     open_topics = {t: p_known[t] for t in covered if unlocked(t, p_known, topics, practisable)}
     # Interleaving may have removed every unlocked topic's templates: then the weakest left.
     topic = _lowest(open_topics or {t: p_known[t] for t in covered}, rng)
-    key = _least_recent([c.key for c in pool if topic in c.topics], review_states, rng)
+    # The questions about it (their primary topic) first: only those can show it mastered, and a wrong
+    # answer to one that merely touches it counts against that question's own topic.
+    about = [c.key for c in pool if c.topics[0] == topic] or [c.key for c in pool if topic in c.topics]
+    key = _least_recent(about, review_states, rng)
     name = topics[topic].name if topic in topics else topic
     gated = "" if open_topics else "; prerequisites not yet mastered"
     return Pick(key, f"weakest topic: {name} ({shown(topic)}){gated}", topic)

@@ -76,7 +76,7 @@ def test_prerequisite_gating() -> None:
     mastery = {"softmax": m(0.9), "sdpa": m(0.3), "mha": m(0.05), "layernorm": m(0.5)}
     chosen = pick(mastery)
     assert chosen.topic == "sdpa"
-    assert chosen.key in {"practice/sdpa-a", "practice/mha-a"}   # both carry sdpa
+    assert chosen.key == "practice/sdpa-a"  # mha-a carries sdpa too, but is about mha
     # Once sdpa reaches 0.6, mha unlocks and is chosen.
     assert pick(dict(mastery, sdpa=m(0.6))).topic == "mha"
 
@@ -102,6 +102,15 @@ def test_least_recently_seen_template_of_the_topic() -> None:
     assert pick(mastery, seen).key == "practice/softmax-b"
     # A never-seen template comes before any seen one.
     assert pick(mastery, {"practice/softmax-b": seen["practice/softmax-b"]}).key == "practice/softmax-a"
+
+
+def test_a_question_about_the_weakest_topic_comes_before_one_that_touches_it() -> None:
+    """mha-a lists sdpa second: its answers cannot show sdpa mastered, so sdpa-a is asked even when
+    mha-a was seen longer ago; with sdpa-a just shown (interleaving), mha-a is the one left."""
+    mastery = dict(STRONG, sdpa=m(0.1))
+    seen = {"practice/sdpa-a": ReviewState(due=NOW + DAY, last_review=NOW - DAY)}
+    assert pick(mastery, seen) == Pick("practice/sdpa-a", "weakest topic: Scaled Dot-Product Attention (10%)", "sdpa")
+    assert pick(mastery, seen, recent=["practice/sdpa-a"]).key == "practice/mha-a"
 
 
 def test_never_the_same_template_twice_in_a_row() -> None:
