@@ -20,7 +20,7 @@ from quizzer.grading.verdict import Verdict
 from quizzer.learning.study import Question, Study
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
-from quizzer.tui.widgets.answer_box import AnswerBox
+from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.figure_view import FigureView
 from quizzer.tui.widgets.key_gate import KeyGate
@@ -48,8 +48,7 @@ def answer_widget(instance: Instance) -> Widget:
         return OrderBox(instance.choices)
     if instance.kind == "text":
         return RecallBox()
-    context = {"variables": instance.spec.variables} if instance.kind == "expression" else {}
-    return AnswerBox(instance.kind, context)
+    return AnswerBox(instance.kind, answer_context(instance))
 
 
 def recall_markdown(instance: Instance) -> str:

@@ -1,4 +1,5 @@
-"""A typed-answer input that shows, as you type, how quizzer reads your answer."""
+"""A typed-answer input that shows, as you type, how quizzer reads your answer, and takes only an
+answer it can read: enter on one it cannot says why right there, under the input, and waits."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from quizzer.grading.parse import preview
+from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 
 PLACEHOLDERS = {
@@ -22,6 +24,11 @@ PLACEHOLDERS = {
     "bool": "true or false",
     "expression": "an expression, e.g. 4*d^2 + 2*d*f",
 }
+
+
+def answer_context(instance: Instance) -> dict[str, Any]:
+    """What reading an answer to ``instance`` needs besides its kind: an expression's variables."""
+    return {"variables": instance.spec.variables} if instance.kind == "expression" else {}
 
 
 class AnswerBox(Vertical):
@@ -49,16 +56,23 @@ class AnswerBox(Vertical):
         self.query_one(Input).focus(scroll_visible=False)
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        self.query_one("#answer-preview", Static).update(self.reading(event.value))
+        shown = self.query_one("#answer-preview", Static)
+        shown.update(self.reading(event.value))
+        shown.remove_class("refused")
         self.scroll_visible(animate=False)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        if event.value.strip():
-            self.post_message(self.Submitted(event.value))
-        else:  # a blank answer is never counted: say so where the reading of an answer shows
-            self.query_one("#answer-preview", Static).update(Content.assemble(
-                ("nothing typed yet: type your answer, then enter", "dim")))
+        shown = self.query_one("#answer-preview", Static)
+        if not event.value.strip():  # a blank answer is never counted: say so where the reading shows
+            shown.update(Content.assemble(("nothing typed yet: type your answer, then enter", "dim")))
+            return
+        reading = preview(self.kind, event.value, **self.context)
+        if not reading.readable:  # told where the eyes are, not in a notice over the question's title
+            shown.update(Content.assemble(("✘ not read: ", "bold"), reading.text, " — correct it, then enter"))
+            shown.add_class("refused")
+            return
+        self.post_message(self.Submitted(event.value))
 
     def reading(self, text: str) -> Content:
         """'I read: …' for text that parses, the reason when it does not, nothing when empty."""
