@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
+from typing import Any
 
 
 class UserError(Exception):
@@ -28,7 +29,10 @@ def did_you_mean(name: str, candidates: Iterable[str], *, cutoff: float = 0.6) -
 
 
 class TemplateError(UserError):
-    """A question template that cannot be loaded, validated or rendered."""
+    """A question template that cannot be loaded, validated or rendered.  ``drawn``: the values drawn for
+    the instance it failed on, when the draw itself succeeded (``quizzer validate`` names them)."""
+
+    drawn: dict[str, Any] | None = None
 
 
 class TemplateErrors(TemplateError):

@@ -219,6 +219,13 @@ class Run:
             fields[where] = fields.get(where, 0) + cost
 
 
+def with_draw(error: TemplateError, run: Run) -> TemplateError:
+    """``error``, carrying the values ``run`` drew (an author needs them to see why it happened)."""
+    if error.drawn is None:
+        error.drawn = dict(run.env)
+    return error
+
+
 @functools.lru_cache(maxsize=4096)
 def _pieces(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     """A text split once (texts are the template's, rendered for every instance): the literal parts around

@@ -27,7 +27,7 @@ from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
 from quizzer.templates.catalog import misconception_feedback
 from quizzer.templates.discovery import Discovery
-from quizzer.templates.draw import MAX_DRAWS, Run, figure_of, sample_values, stream, template_where
+from quizzer.templates.draw import MAX_DRAWS, Run, figure_of, sample_values, stream, template_where, with_draw
 from quizzer.templates.figure import Figure
 from quizzer.templates.formatting import show
 from quizzer.templates.schema import Template
@@ -109,7 +109,12 @@ def make_instance(template: Template, seed: int, budget: Budget | None = None) -
 
         return make_parts_instance(template, seed, budget)
     with shared_budget(budget) as spent, numpy_quiet():  # every expression of one instance spends from one budget
-        return question_from(sample_values(template, seed, spent), seed)
+        run = sample_values(template, seed, spent)
+        try:
+            return question_from(run, seed)
+        except TemplateError as exc:
+            raise with_draw(exc, run) from None
+
 
 
 def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None = None) -> Instance:

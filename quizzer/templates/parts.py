@@ -26,7 +26,7 @@ from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
-from quizzer.templates.draw import figure_of, sample_values, template_where
+from quizzer.templates.draw import figure_of, sample_values, template_where, with_draw
 from quizzer.templates.functions import template_functions
 from quizzer.templates.instance import Instance, PartInstance, coerce, question_from
 from quizzer.templates.schema import Template
@@ -83,11 +83,14 @@ def make_parts_instance(template: Template, seed: int, budget: Budget | None = N
     with shared_budget(budget) as spent, numpy_quiet():
         # One draw for every part: each part's template keeps the key, parameters and derived values.
         run = sample_values(template, seed, spent)
-        stem = run.render(template.prompt, "prompt")
-        shared = run.render(template.solution, "solution"), figure_of(run)
-        values = dict(run.env)
-        questions = [question_from(run.fork(part_template(template, i)), seed, shared)
-                     for i in range(len(template.parts))]
+        try:
+            stem = run.render(template.prompt, "prompt")
+            shared = run.render(template.solution, "solution"), figure_of(run)
+            values = dict(run.env)
+            questions = [question_from(run.fork(part_template(template, i)), seed, shared)
+                         for i in range(len(template.parts))]
+        except TemplateError as exc:
+            raise with_draw(exc, run) from None
     parts = tuple(
         PartInstance(label=LABELS[i], id=part.id, stem=stem,
                      question=msgspec.structs.replace(question, key=part.id or template.key),

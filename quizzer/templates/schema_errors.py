@@ -175,14 +175,15 @@ def _fields_at(loc: list[str]) -> list[str]:
     return list(struct.__struct_encode_fields__) if struct is not None else []
 
 
-def line_of(root: yaml.Node, loc: list[str]) -> int | None:
-    """The 1-based line of the YAML node at a field path, as deep as it resolves."""
+def line_of(root: yaml.Node, loc: list[str], *, exact: bool = False) -> int | None:
+    """The 1-based line of the YAML node at a field path, as deep as it resolves (``exact``: None unless
+    it resolves all the way)."""
     node = root
     line: int = root.start_mark.line + 1  # a yaml.Mark's 0-based line
     for part in loc:
         child = next(_children(node, part), None)
         if child is None:
-            break
+            return None if exact else line
         node, line = child, child.start_mark.line + 1
     return line
 

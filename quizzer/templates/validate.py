@@ -13,6 +13,7 @@ problem, and the templates are returned only if none is broken (``quizzer add`` 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +31,12 @@ from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
 from quizzer.templates.draw import template_where
+from quizzer.templates.formatting import show
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
 from quizzer.templates.parts import check_parts
 from quizzer.templates.schema import Template
+from quizzer.templates.schema_errors import line_of
 from quizzer.templates.sources import template_files
 
 DEFAULT_SEEDS = VALIDATION_SEEDS
@@ -86,11 +89,14 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     spent = ValidationSpend(template, len(seeds))
     for seed in seeds:
         budget = Budget(fields=spent.fields)
+        instance = None
         try:
             instance = make_instance(template, seed, budget)
             check_instance(instance)
         except TemplateError as exc:
-            raise TemplateError(f"seed {seed}: {_strip_where(exc)}", where=template_where(template)) from None
+            drawn = exc.drawn if instance is None else instance.values
+            raise TemplateError(f"seed {seed}{_draw(template, drawn)}: {_strip_where(exc)}",
+                                where=template_where(template)) from None
         except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError) as exc:
             # A hostile file must never reach the user as a traceback; this is quizzer's fault, not the
             # author's, but the file is refused all the same, by name.
@@ -105,6 +111,28 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     _check_answer_varies(template, answers, len(seeds))
     _check_misconceptions_differ(template, live, len(seeds))
     return len(seeds)
+
+
+def _draw(template: Template, values: dict[str, Any] | None) -> str:
+    """' (B = 4, T = 16)': the parameters a seed drew, for an error on that seed (an array by its shape),
+    as many as fit a short line."""
+    shown = []
+    for name in template.params:
+        if values is None or name not in values:
+            return ""  # the draw itself failed: the field named says which parameter
+        value = values[name]
+        shape = np.shape(value) if isinstance(value, np.ndarray) else ()
+        shown.append(f"{name}: {'×'.join(map(str, shape))} array" if shape else f"{name} = {show(value)}")
+    text = ""
+    for item in shown:
+        if len(text) + len(item) > _DRAW_CHARS:
+            text += ", …"
+            break
+        text = f"{text}, {item}" if text else item
+    return f" ({text})" if text else ""
+
+
+_DRAW_CHARS = 100
 
 
 # --- the validation budget: all seeds of one template together ----------------------------------
@@ -294,8 +322,22 @@ def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled:
         check_parts(template)
         check_renders(template, range(seeds))
     except TemplateError as exc:
-        raise TemplateError(_strip_where(exc), where=f"{path}: {exc.where}" if exc.where else where) from None
+        raise TemplateError(_with_line(_strip_where(exc), template, source),
+                            where=f"{path}: {exc.where}" if exc.where else where) from None
     return LoadedTemplate(template, path, source)
+
+
+_FIELD = re.compile(r"field '([\w.]+)'")
+
+
+def _with_line(message: str, template: Template, source: str) -> str:
+    """``message`` with the line of the field it names in the file, as the loader's own errors give it
+    ("... (line 12)"); not for a field named within its part ('answer' of part b), only as 'parts.1.answer'."""
+    field = _FIELD.search(message)
+    if field is None or "(line " in message or (template.parts and not field[1].startswith("parts.")):
+        return message
+    line = line_of(yaml.compose(source, Loader=SafeLoader), field[1].split("."), exact=True)
+    return f"{message} (line {line})" if line else message
 
 
 def _not_checked(rest: list[Path], refused: int, cpu: float) -> TemplateError:

@@ -72,7 +72,7 @@ def test_a_misconception_right_on_every_seed_is_refused_naming_its_field(tmp_pat
     line = refusal(tmp_path, listing(SOMETIMES_RIGHT, ALWAYS_RIGHT))
     assert line == ("template 'practice/lint-good': field 'misconceptions.2': 'rounded_counts_as_exact' gives the "
                     "correct answer on every one of the 40 seeds tried, so it is dropped on each and never "
-                    "diagnosed: compute the answer the mistake gives, or remove it")
+                    "diagnosed: compute the answer the mistake gives, or remove it (line 18)")
 
 
 def test_a_misconception_right_on_some_seeds_only_is_kept(tmp_path: Path) -> None:
@@ -90,6 +90,8 @@ def test_a_parts_misconception_right_on_every_seed_is_refused_naming_part_and_in
     line = refusal(tmp_path, CHAIN.replace("answer: 2 * n}", "answer: 2 * one}"))  # part (b)'s own answer
     assert line.startswith("template 'practice/lint-chain': field 'parts.1.misconceptions.0': "
                            "'rounded_counts_as_exact' gives the correct answer on every one of the 40 seeds tried")
+    listed = CHAIN.splitlines().index("      - {id: rounded_counts_as_exact, answer: 2 * n}") + 1
+    assert line.endswith(f"(line {listed})")
 
 
 def test_two_misconceptions_giving_one_answer_are_named_by_their_index_in_the_file(tmp_path: Path) -> None:
@@ -98,14 +100,15 @@ def test_two_misconceptions_giving_one_answer_are_named_by_their_index_in_the_fi
     for the two ways of counting biases that do not exist.)"""
     clash = "  - id: forgot_biases\n    answer: B * T * 3\n  - id: forgot_biases\n    answer: 3 * T * B\n"
     line = refusal(tmp_path, listing(clash, good=GOOD.replace("answer: B * T\n", "answer: B * T ** 2\n")))
-    assert line == ("template 'practice/lint-good': seed 0: field 'misconceptions.1' (forgot_biases): gives the "
-                    "same answer as forgot_biases, so feedback could not tell them apart")
+    # The seed's draw is named, so the author sees for which numbers the two coincide, and the field's line.
+    assert line == ("template 'practice/lint-good': seed 0 (B = 2, T = 30): field 'misconceptions.1' (forgot_biases): "
+                    "gives the same answer as forgot_biases, so feedback could not tell them apart (line 16)")
 
 
 def test_the_week_must_be_the_first_topics(tmp_path: Path) -> None:
     line = refusal(tmp_path, GOOD.replace("week: 1\n", "week: 2\n"))
     assert line == ("template 'practice/lint-good': field 'week': week 2 is not the week of its first topic "
-                    "'scaled_dot_product_attention', which data/topics.yaml puts in week 1")
+                    "'scaled_dot_product_attention', which data/topics.yaml puts in week 1 (line 3)")
 
 
 def test_a_secondary_topic_may_come_from_another_week(tmp_path: Path) -> None:

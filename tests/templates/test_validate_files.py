@@ -71,7 +71,8 @@ def test_every_broken_file_is_reported_in_order_with_its_own_line(tmp_path: Path
     assert lines == [alone(b1), alone(b2), alone(b3)]
     assert lines[0].startswith(f"{b1}: template 'practice/lint-b1': field 'misconceptions.0.id': unknown misconception")
     assert lines[1].startswith(f"{b2}:2: invalid YAML")
-    assert lines[2].startswith(f"{b3}: template 'practice/lint-b3': seed 0: field 'answer': unknown function")
+    assert lines[2].startswith(f"{b3}: template 'practice/lint-b3': seed 0 (B = 3, T = 25): "
+                               "field 'answer': unknown function")
     assert [str(problem) for problem in caught.value.problems] == lines
     assert len(validate_files([good], seeds=3)) == 1  # the good file is fine on its own
 
@@ -90,7 +91,8 @@ def test_a_duplicate_key_is_the_later_files_problem_even_when_the_first_file_is_
     with pytest.raises(TemplateErrors) as caught:
         validate_files([first, second], seeds=3)
     refused_first, refused_second = caught.value.lines()
-    assert refused_first.startswith(f"{first}: template 'practice/lint-good': seed 0: field 'answer': unknown function")
+    assert refused_first.startswith(f"{first}: template 'practice/lint-good': seed 0 (B = 2, T = 30): "
+                                    "field 'answer': unknown function")
     assert refused_second == f"{second}: template 'practice/lint-good': duplicate key: also defined in {first}"
 
 
