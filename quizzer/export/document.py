@@ -19,12 +19,12 @@ from typing import Literal
 import msgspec
 import numpy as np
 
-from quizzer.grading.describe import describe
-from quizzer.grading.hints import entries_credit
+from quizzer.grading.describe import describe, option_letter
+from quizzer.grading.hints import entries_credit, order_credit, selection_credit
 from quizzer.grading.match import is_discrete
 from quizzer.templates.answer_text import Mistake
 from quizzer.templates.catalog import load_catalog, misconception_feedback
-from quizzer.templates.instance import Instance
+from quizzer.templates.instance import Instance, PartInstance
 from quizzer.text.mathtext import code_span
 
 Section = Literal["paper", "answers"]
@@ -205,8 +205,13 @@ FOLLOW_THROUGH_NOTE = ("*Part ({label}) of a multi-part question. This item is m
 
 def _accepted(instance: Instance) -> str:
     """How close a typed answer must be (nothing for an exact one: whole numbers, token ids, masks), and how
-    a vector's or matrix's marks are shared when not an equal share per entry, as ``quizzer grade`` decides."""
+    the marks of a select-all, ordering, vector or matrix answer are shared when not all or nothing (a
+    vector's: when not an equal share per entry), as ``quizzer grade`` decides."""
     spec = instance.spec
+    if instance.kind == "multi":
+        return selection_credit(len(spec.expected))
+    if instance.kind == "order":
+        return order_credit([option_letter(position) for position in spec.expected], spec.must_precede)
     if instance.kind not in ("vector", "matrix"):
         return spec.tolerance.describe() if instance.kind in TOLERANT_KINDS else ""
     closeness = "exactly" if is_discrete(np.asarray(instance.answer, dtype=float)) else spec.tolerance.describe()
@@ -239,6 +244,10 @@ def _multi_part(number: int, instance: Instance) -> Question:
                                                                      f"{FOLLOW_THROUGH_NOTE.format(label=part.label)}")),
                 label=part.label)
         for part in instance.parts)
+    labels = {part.step.name: part.label for part in instance.parts}
+    parts = tuple(replace(question, accepted="; ".join(filter(None, (question.accepted,
+                                                                     _follow_through(part, labels)))))
+                  for question, part in zip(parts, instance.parts, strict=True))
     asked = [f"**({part.label})** {part.question.prompt.strip()} ({marks(part.question.points)})"
              for part in instance.parts]
     prompt = "\n\n".join([instance.prompt.rstrip(), *asked])
@@ -250,6 +259,16 @@ def _multi_part(number: int, instance: Instance) -> Question:
         wrong_answers=tuple(replace(wrong, answer=f"({q.label}) {wrong.answer}") for q in parts
                             for wrong in q.wrong_answers),
         parts=parts, whole=instance)
+
+
+def _follow_through(part: PartInstance, labels: dict[str, str]) -> str:
+    """What a part right on the learner's own earlier answers earns (quizzer.grading.parts), for a sheet."""
+    step = part.step
+    if not step.depends or step.follow_through <= 0:
+        return ""
+    earlier = " and ".join(f"({labels[name]})" for name in sorted(step.depends, key=list(labels).index))
+    credit = "full marks" if step.follow_through >= 1 else f"{step.follow_through:.0%} of its marks"
+    return f"also when right on the learner's own {earlier}, {credit}"
 
 
 def _wrong_answer(instance: Instance, mistake: Mistake) -> CommonWrongAnswer:

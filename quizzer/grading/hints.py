@@ -113,6 +113,24 @@ def fewer_digits_hint(given: int, asked: Precision) -> str:
     return f"correct, within the tolerance; the question asks for {asked.name()}, you gave {asked.name(given)}"
 
 
+def selection_credit(right_options: int) -> str:
+    """How a select-all question's marks are shared (verdict's rule), for answer sheets and hand grading."""
+    return f"in part: right ticks minus wrong ticks, over the {right_options} right options, never below 0"
+
+
+def order_credit(order: Sequence[str], examined: Sequence[tuple[int, int]]) -> str:
+    """How an ordering question's marks are shared (quizzer.grading.ordering's rule): ``order`` is the
+    steps' letters in the right order, ``examined`` the relations the template names, as 1-based steps
+    (first, then), each of which scores 0 when inverted."""
+    n = len(order)
+    if {(step, step + 1) for step in range(1, n)} <= set(examined):  # every step's place is examined
+        return "this order only, all or nothing"
+    pairs = n * (n - 1) // 2
+    rule = f"in part: pairs of steps in the right order minus pairs reversed, over all {pairs} pairs, never below 0"
+    inverted = (f"0 if ({order[then - 1]}) comes before ({order[first - 1]})" for first, then in examined)
+    return "; ".join([rule, *inverted])
+
+
 def entries_credit(given: np.ndarray | None, partial_credit: bool) -> str:
     """How a vector's or matrix's marks are shared, when not simply an equal share per entry: for answer
     sheets and hand grading, in the words of the scoring rules (questions/README.md)."""

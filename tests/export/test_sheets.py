@@ -187,6 +187,21 @@ def test_papers_show_each_questions_marks_and_the_total(tmp_path: Path) -> None:
 
 # --- how close, and how a vector's or matrix's marks are shared ---------------------------------------
 
+def test_the_answer_sheet_says_how_select_all_ordering_and_chained_parts_are_marked(tmp_path: Path) -> None:
+    """A teacher marking by hand from the sheet marks as `quizzer grade` does: a select-all question right
+    ticks minus wrong ones, an ordering question whose every step's place is examined all or nothing, and
+    a later part of a chain also when right on the learner's own earlier answers."""
+    keys = ["practice/qkv-compatible-widths", "practice/w1c-mha-order", "2024T3_Q1_NA Q279"]
+    export(tmp_path, "p.md", *(a for key in keys for a in ("--key", key)), "--seed", "3", "--format", "md")
+    accepted = re.findall(r"^(?:\*\*Answer:\*\*|- \(c\)) .*? \(accepted (.*)\)$",
+                          (tmp_path / "p-answers.md").read_text(), re.M)
+    assert sorted(accepted) == sorted([
+        "in part: right ticks minus wrong ticks, over the 2 right options, never below 0",
+        "this order only, all or nothing",
+        "(b) also when right on the learner's own (a), full marks; "
+        "(c) also when right on the learner's own (a) and (b), full marks"])
+
+
 def test_the_answer_sheet_says_how_each_array_answer_is_graded(tmp_path: Path) -> None:
     """As `quizzer grade` grades it: whole numbers exactly (never "to 1 significant figure", which the
     mask's tolerance only sets for display), a mask all or nothing, the entries a prompt gives away named."""

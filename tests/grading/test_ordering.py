@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from quizzer.grading.hints import order_credit
 from quizzer.grading.ordering import order_score, parse_order
 from quizzer.grading.typed import AnswerFormatError
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
@@ -115,3 +116,18 @@ def test_every_listed_mistake_of_a_bundled_ordering_question_inverts_an_examined
             for mistake in question.mistakes:
                 verdict = grade(question.spec, mistake.answer_text)
                 assert (verdict.score, verdict.misconception) == (0.0, mistake.id), (key, seed, mistake.id)
+
+
+
+def test_the_rule_as_an_answer_sheet_states_it_matches_the_grading() -> None:
+    """order_credit() words the rule for a teacher marking by hand; "this order only" is claimed when every
+    step's place is examined, so every other order of those steps must grade 0."""
+    assert order_credit(["c", "a", "d", "b"], []) == (
+        "in part: pairs of steps in the right order minus pairs reversed, over all 6 pairs, never below 0")
+    assert order_score((0, 1, 3, 2), (0, 1, 2, 3)) == pytest.approx((5 - 1) / 6)  # one of the 6 pairs reversed
+    assert order_credit(["c", "a", "d", "b"], [(2, 3)]).endswith("never below 0; 0 if (d) comes before (a)")
+    chain = ((1, 2), (2, 3), (3, 4), (4, 5))
+    assert order_credit(list("vwxyz"), chain) == "this order only, all or nothing"
+    want = (2, 0, 4, 1, 3)
+    spec = AnswerSpec(kind="order", expected=want, options=tuple("vwxyz"), must_precede=chain)
+    assert {grade(spec, letters(got)).score for got in itertools.permutations(range(5)) if got != want} == {0.0}
