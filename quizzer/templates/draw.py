@@ -57,6 +57,7 @@ def uniform(key: str, seed: int, name: str, draw: int = 0) -> float:
 def sample_values(template: Template, seed: int, budget: Budget) -> Run:
     """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
     canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
+    refused_by = [0] * len(template.require)  # how many draws each rule was the first to refuse
     for draw in range(MAX_DRAWS):
         run = Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
         for name, spec in template.params.items():
@@ -64,11 +65,17 @@ def sample_values(template: Template, seed: int, budget: Budget) -> Run:
                 spec, (template.key, seed, name, draw), run, name))
         for name, source in template.derived.items():
             run.add(name, run.evaluate(source, f"derived.{name}"))
-        if all(_holds(run, rule, i) for i, rule in enumerate(template.require)):
+        refused = next((i for i, rule in enumerate(template.require) if not _holds(run, rule, i)), None)
+        if refused is None:
             return run
         if canonical:
-            raise TemplateError("the canonical values do not satisfy 'require'", where=template_where(template))
-    raise TemplateError(f"field 'require': no draw out of {MAX_DRAWS} satisfies it (seed {seed}); "
+            raise TemplateError(f"field 'require.{refused}': the canonical values do not satisfy it",
+                                where=template_where(template))
+        refused_by[refused] += 1
+    strictest = max(range(len(refused_by)), key=refused_by.__getitem__)
+    count = refused_by[strictest]
+    others = f"; it refused {count}, the other rules the rest" if count < MAX_DRAWS else ""
+    raise TemplateError(f"field 'require.{strictest}': no draw out of {MAX_DRAWS} satisfies it (seed {seed}{others}); "
                         "the constraint is unsatisfiable or too strict", where=template_where(template))
 
 

@@ -14,6 +14,7 @@ evaluated under one instance budget like every other expression.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,8 @@ from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
-from quizzer.templates.draw import figure_of, sample_values, template_where, with_draw
+from quizzer.templates.draw import Run, figure_of, sample_values, template_where, with_draw
+from quizzer.templates.figure import Figure
 from quizzer.templates.functions import template_functions
 from quizzer.templates.instance import Instance, PartInstance, coerce, question_from
 from quizzer.templates.schema import Template
@@ -42,6 +44,34 @@ def part_template(template: Template, index: int) -> Template:
         template, kind=part.kind, answer=part.answer, tolerance=part.tolerance, points=part.points,
         given_entries=part.given_entries, partial_credit=part.partial_credit,
         misconceptions=part.misconceptions, prompt=part.prompt, parts=None)
+
+
+def _part_question(run: Run, template: Template, index: int, seed: int, shared: tuple[str, Figure | None]) -> Instance:
+    """Part ``index`` of ``template`` as a question of its own, on the values ``run`` drew."""
+    try:
+        return question_from(run.fork(part_template(template, index)), seed, shared)
+    except TemplateError as exc:
+        raise in_part(exc, index) from None
+
+
+# The fields a part gives for itself (part_template): an error in one names it within the part.
+_PART_FIELDS = frozenset({"kind", "answer", "tolerance", "points", "given_entries", "partial_credit",
+                          "misconceptions", "prompt"})
+_FIELD = re.compile(r"\bfield '(\w+)([\w.]*)'")
+
+
+def in_part(error: TemplateError, index: int) -> TemplateError:
+    """``error`` raised by part ``index`` as a question of its own, with the field it names as the file
+    has it ('answer' → 'parts.1.answer'), or 'part b: …' when it names none of the part's own fields."""
+    text = str(error)[len(error.where) + 2:] if error.where else str(error)
+    field = _FIELD.search(text)
+    if field and field[1] in _PART_FIELDS:
+        text = f"{text[:field.start()]}field 'parts.{index}.{field[1]}{field[2]}'{text[field.end():]}"
+    else:
+        text = f"part {LABELS[index]}: {text}"
+    renamed = TemplateError(text, where=error.where)
+    renamed.drawn = error.drawn
+    return renamed
 
 
 def derived_sources(template: Template) -> dict[str, frozenset[str]]:
@@ -87,8 +117,7 @@ def make_parts_instance(template: Template, seed: int, budget: Budget | None = N
             stem = run.render(template.prompt, "prompt")
             shared = run.render(template.solution, "solution"), figure_of(run)
             values = dict(run.env)
-            questions = [question_from(run.fork(part_template(template, i)), seed, shared)
-                         for i in range(len(template.parts))]
+            questions = [_part_question(run, template, i, seed, shared) for i in range(len(template.parts))]
         except TemplateError as exc:
             raise with_draw(exc, run) from None
     parts = tuple(

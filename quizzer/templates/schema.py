@@ -23,6 +23,8 @@ from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct, field
 
+from quizzer.common.errors import did_you_mean
+
 KINDS = ("number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression", "text",
          "parts")
 Kind = Literal["number", "integer", "vector", "matrix", "shape", "choice", "multi", "order", "bool", "expression",
@@ -378,8 +380,9 @@ class Template(_Strict, kw_only=True, frozen=True):
                              "(only the first part may carry the question's own key)")
         for i, part in enumerate(self.parts or ()):
             if part.answer not in self.derived:
-                raise ValueError(f"parts.{i}.answer: {part.answer!r} is not a derived value (a part names the "
-                                 f"derived value it asks for; derived: {', '.join(self.derived) or 'none'})")
+                raise FieldProblem(f"{part.answer!r} is not a derived value (a part names the derived value it "
+                                   f"asks for{did_you_mean(part.answer, self.derived)}; derived: "
+                                   f"{', '.join(self.derived) or 'none'})", "parts", str(i), "answer")
 
     @property
     def answered_kind(self) -> str:

@@ -34,7 +34,7 @@ from quizzer.templates.draw import template_where
 from quizzer.templates.formatting import show
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
-from quizzer.templates.parts import check_parts
+from quizzer.templates.parts import check_parts, in_part
 from quizzer.templates.schema import Template
 from quizzer.templates.schema_errors import line_of
 from quizzer.templates.sources import template_files
@@ -247,21 +247,22 @@ def _check_misconceptions_differ(template: Template, live: dict[str, set[int]], 
 
 def check_instance(instance: Instance) -> None:
     """One rendered instance (interpolation is already complete, or rendering would have failed)."""
-    for part in instance.parts:  # each part is a question of its own, checked as one
+    for index, part in enumerate(instance.parts):  # each part is a question of its own, checked as one
         try:
             check_instance(part.question)
         except TemplateError as exc:
-            raise TemplateError(f"part {part.label}: {exc}") from None
+            raise in_part(exc, index) from None
     if len(set(instance.choices)) != len(instance.choices):
         raise TemplateError("field 'choices': two choices render to the same text")
     if instance.kind in ("choice", "multi"):
         return  # misconceptions there name distractors, which the schema keeps apart from correct choices
     spec = instance.spec
-    for mistake in instance.mistakes:  # typed as the learner would, it is graded back as that mistake
+    # Typed as the learner would, each mistake is graded back as itself (one per live misconception, in order).
+    for mistake, index in zip(instance.mistakes, instance.live_misconceptions, strict=True):
         if mistake.id is not None and (got := grade(spec, mistake.answer_text).misconception) != mistake.id:
-            raise TemplateError(f"misconception {mistake.id!r}: its answer typed as printed ({mistake.answer_text}) "
-                                f"is graded as {got or 'no misconception'}, so a learner making it would not hear "
-                                "about it")
+            raise TemplateError(f"field 'misconceptions.{index}' ({mistake.id}): its answer typed as printed "
+                                f"({mistake.answer_text}) is graded as {got or 'no misconception'}, so a learner "
+                                "making it would not hear about it")
     for i, wrong in enumerate(spec.wrong_answers):  # those giving the correct answer were dropped for this seed
         if spec.kind == "order" and examined_pair_inverted(wrong.value, spec.expected, spec.must_precede) is None:
             field = f"misconceptions.{instance.live_misconceptions[i]}"
@@ -322,7 +323,7 @@ def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled:
         check_parts(template)
         check_renders(template, range(seeds))
     except TemplateError as exc:
-        raise TemplateError(_with_line(_strip_where(exc), template, source),
+        raise TemplateError(_with_line(_strip_where(exc), source),
                             where=f"{path}: {exc.where}" if exc.where else where) from None
     return LoadedTemplate(template, path, source)
 
@@ -330,11 +331,11 @@ def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled:
 _FIELD = re.compile(r"field '([\w.]+)'")
 
 
-def _with_line(message: str, template: Template, source: str) -> str:
+def _with_line(message: str, source: str) -> str:
     """``message`` with the line of the field it names in the file, as the loader's own errors give it
-    ("... (line 12)"); not for a field named within its part ('answer' of part b), only as 'parts.1.answer'."""
+    ("... (line 12)"); a part's own fields are named from the top of the file ('parts.1.answer', in_part)."""
     field = _FIELD.search(message)
-    if field is None or "(line " in message or (template.parts and not field[1].startswith("parts.")):
+    if field is None or "(line " in message:
         return message
     line = line_of(yaml.compose(source, Loader=SafeLoader), field[1].split("."), exact=True)
     return f"{message} (line {line})" if line else message

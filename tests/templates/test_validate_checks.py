@@ -122,3 +122,23 @@ def test_every_bundled_template_is_filed_under_its_first_topics_week() -> None:
     assert all(t.week == topics[t.topics[0]].week for t in bundled().values())
     # and the bank does use secondary topics of another week, which the check leaves alone
     assert any(topics[topic].week != t.week for t in bundled().values() for topic in t.topics[1:])
+
+
+def test_a_parts_own_field_is_named_and_found_from_the_top_of_the_file(tmp_path: Path) -> None:
+    """A part's answer, misconception or prompt is reported as 'parts.1.…' with its line, not as the
+    top-level field of the same name (a teacher saw 'field '(top level)' … (line 1)')."""
+    lines = [line.strip() for line in CHAIN.splitlines()]
+    typo = refusal(tmp_path, CHAIN.replace("answer: two", "answer: tw"))
+    assert typo == ("template 'practice/lint-chain': field 'parts.1.answer': 'tw' is not a derived value (a part "
+                    "names the derived value it asks for (did you mean 'two'?); derived: one, two) "
+                    f"(line {lines.index('answer: two') + 1})")
+    unknown = refusal(tmp_path, CHAIN.replace("answer: 2 * n}", "answer: twice(n)}"))
+    assert unknown.startswith("template 'practice/lint-chain': seed 0 (n = ")
+    assert unknown.endswith("field 'parts.1.misconceptions.0.answer': unknown function 'twice' "
+                            f"(line {lines.index('- {id: rounded_counts_as_exact, answer: 2 * n}') + 1})")
+
+
+def test_an_unsatisfiable_require_names_the_rule_that_refuses_the_draws(tmp_path: Path) -> None:
+    line = refusal(tmp_path, GOOD.replace("misconceptions:", "require: [B > 1, T > 100]\nmisconceptions:", 1))
+    assert line.startswith("template 'practice/lint-good': seed 0: field 'require.1': no draw out of 100 satisfies "
+                           "it (seed 0); the constraint is unsatisfiable or too strict (line ")
