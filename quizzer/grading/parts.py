@@ -7,7 +7,10 @@ calculation gives *with the learner's own earlier values substituted* (the part'
 which the template layer provides): an answer right on those values is marked right-on-your-value,
 with the part's ``follow_through`` credit (1 = full), a feedback saying so, and the
 ``carried_forward`` flag, so mastery counts one mistake (the earlier part's), not two.  Except
-where the learner's values make the part zero: that is what typing zeros gives, so it earns nothing.
+where the learner's values make the part zero, or an earlier answer it is worked from is one number
+repeated (a row of zeros, whose softmax is uniform): that is what typing zeros gives, it shows no
+work and makes what follows trivial, so it earns nothing (as mark schemes deny error carried forward
+that simplifies the question).
 
 Pure like the rest of grading: the recomputation is a callback, evaluated by its owner under one
 instance budget; this module only decides which values to substitute and what the answer earns.
@@ -91,6 +94,8 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
                     labels: Sequence[str]) -> PartVerdict:
     """The verdict on the learner's own values, when it earns more than the verdict on the true ones."""
     assert step.recompute is not None
+    if any(_one_number_repeated(value) for value in used.values()):
+        return PartVerdict(step.label, verdict)
     expected = step.recompute(used)
     if expected is None or not np.any(expected):
         # Zero on the learner's values (6 × a typed 0, the log of a typed 1) is what an answer of zeros
@@ -116,6 +121,12 @@ def _follow_through(step: Step, response: str, verdict: Verdict, used: Mapping[s
     outcome = "correct" if score >= 1 else "partial"
     return PartVerdict(step.label, msgspec.structs.replace(verdict, verdict=outcome, score=score, feedback=feedback,
                                            misconception=None), carried_forward=True)
+
+
+def _one_number_repeated(value: Any) -> bool:
+    """A vector or matrix answer whose entries are all the same number (zeros, ones)."""
+    entries = np.asarray(value)
+    return entries.size > 1 and entries.dtype.kind in "biuf" and bool(np.all(entries == entries.flat[0]))
 
 
 def _read(spec: AnswerSpec, response: str) -> Any:

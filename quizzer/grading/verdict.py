@@ -66,7 +66,9 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 # 6: entries a vector or matrix question gives away (given_entries) earn no partial credit; masks and token
 #    sequences (partial_credit: false) are all or nothing; a part that the learner's own earlier values make
 #    zero earns no follow-through (what an answer of zeros would get).
-RULES_VERSION = 6
+# 7: nor does a part worked from an earlier answer that is one number repeated (a row of zeros: its softmax
+#    is uniform, a teacher's chain paid 3.7 of 6 marks for zeros and their averages).
+RULES_VERSION = 7
 PRECISION_CREDIT = 0.5
 
 

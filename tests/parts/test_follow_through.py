@@ -8,6 +8,7 @@ import pytest
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.verdict import grade
+from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import load_text
 from quizzer.templates.parts import check_parts, grade_instance
 from tests.bundled_templates import bundled, instance
@@ -187,3 +188,44 @@ def test_a_value_that_makes_the_next_part_zero_earns_no_follow_through() -> None
     item = instance("2024T3_Q1_NA Q275", 5)
     a, b = grade_instance(item, ["1 1 1 1", "0"])  # every probability 1: the loss on those is -log 1 = 0
     assert a.verdict.verdict == "incorrect" and (b.verdict.score, b.carried_forward) == (0.0, False)
+
+
+SOFTMAX_CHAIN = """\
+key: practice/test-softmax-chain
+title: Scores, then their weights
+week: 1
+topics: [scaled_dot_product_attention, softmax]
+difficulty: 1
+source: tests
+kind: parts
+params:
+  q: {vector: 2, dist: integers, low: 1, high: 3, decimals: 0}
+  K: {matrix: [3, 2], dist: integers, low: -2, high: 2, decimals: 0}
+require: [len(unique(K @ q)) == 3]
+derived:
+  scores: K @ q / sqrt(2)
+  weights: softmax(scores)
+prompt: q = {{ show(q) }}, K = {{ show(K) }}.
+solution: done
+parts:
+  - prompt: The scaled scores? Give 3 decimals.
+    answer: scores
+    kind: vector
+    tolerance: {abs: 0.0005}
+  - prompt: The weights? Give 3 decimals.
+    answer: weights
+    kind: vector
+    tolerance: {abs: 0.0005}
+"""
+
+
+def test_an_earlier_answer_of_one_number_repeated_carries_nothing_forward() -> None:
+    """Zeros for the scores make the softmax uniform: right on the learner's value, but it shows no work and
+    the step is trivial (a teacher's chain paid for it).  Any other wrong scores still carry forward."""
+    item = make_instance(load_text(SOFTMAX_CHAIN, where="test"), 3)
+    _, uniform = grade_instance(item, ["0 0 0", "0.333 0.333 0.333"])
+    assert (uniform.verdict.score, uniform.carried_forward) == (0.0, False)
+    theirs = np.array([1.0, 2.0, 3.0])
+    weights = np.exp(theirs) / np.exp(theirs).sum()
+    _, worked = grade_instance(item, ["1 2 3", " ".join(f"{w:.3f}" for w in weights)])
+    assert (worked.verdict.score, worked.carried_forward) == (1.0, True)
