@@ -161,12 +161,16 @@ def _grade_parts(template: Template, seed: int, answers: list[str], *, profile: 
                         f"in order (got {len(answers)})", where="--answer")
     verdicts = grade_instance(instance, answers)
     for verdict, typed in zip(verdicts, answers, strict=True):
-        if verdict.verdict.verdict == "invalid":
+        if verdict.verdict.verdict == "invalid" and typed.strip():  # a typo is refused; a blank is a part left out
             raise UserError(f"could not read the answer to part ({verdict.label}): {verdict.verdict.feedback}",
                             where=f"--answer {typed!r}")
+    answered = [(verdict, typed) for verdict, typed in zip(verdicts, answers, strict=True)
+                if verdict.verdict.verdict != "invalid"]
+    if not answered:
+        raise UserError(f"every part is blank: answer at least one of {labels}", where="--answer")
     if not dry_run:
         with _study(profile) as study:
-            study.record_parts(instance, list(zip(verdicts, answers, strict=True)), seconds)
+            study.record_parts(instance, answered, seconds)
     outcome, score = whole_outcome([(v.verdict.score, p.question.points) for v, p in zip(verdicts, instance.parts,
                                                                                           strict=True)])
     return {"key": template.key, "seed": seed, "verdict": outcome, "score": score, "points": instance.points,
@@ -182,6 +186,9 @@ def _print_parts(result: dict[str, Any], verdicts: Sequence[PartVerdict], *, as_
 
     for part in verdicts:
         verdict, carried = part.verdict, f" ({part.on_their_value})" if part.carried_forward else ""
+        if verdict.verdict == "invalid":  # left blank: no marks, nothing carried forward, not recorded
+            print(f"({part.label}) LEFT BLANK (score 0) — expected {terminal_text(verdict.expected)}.")
+            continue
         print(f"({part.label}) {verdict.verdict.upper()}{carried} (score {verdict.score:.3g}) — you answered "
               f"{terminal_text(verdict.reading or '')}; expected {terminal_text(verdict.expected)}.")
         if verdict.note:

@@ -71,6 +71,15 @@ def test_a_wrong_part_a_and_consistent_later_parts_get_follow_through_credit(bun
     assert rows(bundled_bank, "SELECT count(*) FROM reviewcard") == [(1,)]     # one review step
 
 
+def test_a_part_left_blank_earns_nothing_carries_nothing_and_is_not_recorded(bundled_bank: Path) -> None:
+    """A teacher marking a paper where (a) was left blank still marks (b) and (c), as the mock exam does."""
+    code, out, _ = grade_chain("", "25,224,192", "1")
+    assert code == 0 and out.splitlines()[0] == "(a) LEFT BLANK (score 0) — expected 4,204,032."
+    assert out.splitlines()[-1] == "PARTIAL: 2 of 6 marks."
+    assert rows(bundled_bank, "SELECT part, verdict, carried_forward FROM attempt ORDER BY part") == \
+        [("b", "correct", 0), ("c", "incorrect", 0)]
+
+
 def test_a_part_graded_on_its_own_by_its_routed_id(bundled_bank: Path) -> None:
     code, out, _ = run("grade", Q280, "--seed", "0", "--answer", "44,168,192", "--json")
     assert code == 0 and json.loads(out)["verdict"] == "correct"
@@ -89,6 +98,7 @@ def test_the_chains_own_id_with_one_answer_grades_its_first_part(bundled_bank: P
 @pytest.mark.parametrize(("answers", "message"), [
     (["1", "2"], "has 3 parts (a, b, c): give one --answer per part"),
     (["x", "1", "2"], "could not read the answer to part (a)"),
+    (["", " ", ""], "every part is blank: answer at least one of a, b, c"),
 ])
 def test_bad_chain_answers_are_one_line_and_record_nothing(bundled_bank: Path, answers: list[str],
                                                             message: str) -> None:
