@@ -94,7 +94,7 @@ def _fields(question: Question, media: _Media) -> list[str]:
     prompt = _html(instance.prompt) + media.figure(question, "prompt") + listed
     accepted = f" <small>(accepted {escape(question.accepted)})</small>" if question.accepted else ""
     shown = question.sheet_answer
-    answer = (_html(shown) if question.answer_is_block else _inline(shown)) + accepted
+    answer = accepted + _html(shown) if question.answer_is_block else _inline(shown) + accepted
     mistakes = "".join(f"<li><b>{_inline(note.answer)}</b>: {_inline(note.feedback)}</li>" for note in question.notes)
     return [escape(instance.key), str(instance.seed), _inline(instance.title), prompt, answer,
             _html(instance.solution) + media.figure(question, "solution"), f"<ul>{mistakes}</ul>" if mistakes else ""]

@@ -122,8 +122,16 @@ class Question:
 
     @property
     def sheet_answer(self) -> str:
-        """The answer as the sheets show it: a typed expression as typed and as maths (``3*n*a`` keeps its stars)."""
-        return typed_expression(self.answer) if self.instance.kind == "expression" else self.answer
+        """The answer as the sheets show it: a typed expression as typed and as maths (``3*n*a`` keeps its stars);
+        an order's letters, then its steps in that order (the worked solution numbers the steps, not letters)."""
+        instance = self.instance
+        if instance.kind == "expression":
+            return typed_expression(self.answer)
+        if instance.kind == "order" and not instance.parts:
+            steps = [f"{place}. ({option_letter(step)}) {instance.choices[step]}"
+                     for place, step in enumerate(instance.answer, start=1)]
+            return "\n".join([self.answer, "", *steps])
+        return self.answer
 
     @property
     def answer_is_block(self) -> bool:
@@ -210,6 +218,8 @@ def _accepted(instance: Instance) -> str:
     spec = instance.spec
     if instance.kind == "multi":
         return selection_credit(len(spec.expected))
+    if instance.kind == "expression":  # checked by value at several points, as quizzer grade does
+        return "in any equivalent form"
     if instance.kind == "order":
         return order_credit([option_letter(position) for position in spec.expected], spec.must_precede)
     if instance.kind not in ("vector", "matrix"):

@@ -128,8 +128,10 @@ def _question(question: Question, prefix: str) -> str:
 
 def _answer(question: Question, prefix: str) -> str:
     accepted = f' <span class="accepted">(accepted {escape(question.accepted)})</span>' if question.accepted else ""
+    answer = _answer_html(question.sheet_answer)  # a note after a block answer would read as its last line's
+    shown = f"{accepted}{answer}" if question.answer_is_block else f"{answer}{accepted}"
     parts = [_heading(question),
-             f'<div class="answer"><strong>Answer:</strong> {_answer_html(question.sheet_answer)}{accepted}</div>',
+             f'<div class="answer"><strong>Answer:</strong> {shown}</div>',
              to_html(question.instance.solution, math=MATH), _figure(question, "solution"), _wrong_answers(question)]
     return _article(question, parts, prefix)
 

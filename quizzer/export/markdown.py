@@ -66,7 +66,10 @@ def _question(paper: Paper, question: Question) -> str:
 def _answer(paper: Paper, question: Question) -> str:
     accepted = f" (accepted {question.accepted})" if question.accepted else ""
     gap = "\n\n" if question.answer_is_block else " "  # a list after the label would not be a list
-    lines = [_heading(question), "", f"**Answer:**{gap}{question.sheet_answer.strip()}{accepted}", "",
+    # A note after a block answer would read as part of its last line: before the block, it reads as the answer's.
+    shown = f"{accepted}{gap}{question.sheet_answer.strip()}" if question.answer_is_block else \
+        f"{gap}{question.sheet_answer.strip()}{accepted}"
+    lines = [_heading(question), "", f"**Answer:**{shown}", "",
              "**Worked solution.**", "", question.instance.solution.strip(), "", _figure(paper, question, "solution"),
              ""]
     if question.wrong_answers:

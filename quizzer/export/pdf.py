@@ -135,7 +135,8 @@ def _answer(question: Question, root: Path) -> str:
     notes_box = f"#notes-box[*Common wrong answers*\n\n{wrong}]\n" if wrong else ""
     # The heading stays with its answer: never alone at the foot of a page.
     return (f"#block(breakable: true, below: 1.4em)[\n#block(breakable: false)[{_heading(question)}"
-            f"#answer-box[*Answer:* {answer}{accepted}]]\n\n{to_typst(question.instance.solution)}\n\n"
+            f"#answer-box[*Answer:* {accepted + answer if question.answer_is_block else answer + accepted}]]\n\n"
+            f"{to_typst(question.instance.solution)}\n\n"
             f"{_figure(question, 'solution', root)}{notes_box}]")
 
 

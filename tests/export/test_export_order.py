@@ -41,7 +41,10 @@ def test_markdown_prints_the_steps_and_the_answer_sheet_the_order(tmp_path: Path
     paper = (tmp_path / "paper.md").read_text(encoding="utf-8")
     assert all(f"({letter})" in paper for letter in "abcdefgh")
     answers = (tmp_path / "paper-answers.md").read_text(encoding="utf-8")
-    assert f"**Answer:** {instance(KEY, 1).answer_text}" in answers
+    # The letters, then the steps in that order with their letters: the worked solution numbers the steps.
+    item = instance(KEY, 1)
+    steps = "\n".join(f"{place}. ({chr(97 + step)}) {item.choices[step]}" for place, step in enumerate(item.answer, 1))
+    assert f"**Answer:** (accepted this order only, all or nothing)\n\n{item.answer_text}\n\n{steps}\n" in answers
 
 
 def _plain(answer_html: str) -> str:
