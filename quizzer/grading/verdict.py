@@ -188,8 +188,12 @@ def expected_text(spec: AnswerSpec) -> str:
 def as_asked(spec: AnswerSpec) -> str:
     """The expected number(s) written to the precision the prompt asks for, zeros kept, as the learner was to
     type them: ``2.24`` for "Give 2 decimals" (not the tolerance's ``2.245``), ``0.00140`` for 3 figures."""
-    asked = spec.precision
-    assert asked is not None
+    assert spec.precision is not None
+    return written_as_asked(spec.kind, spec.expected, spec.precision)
+
+
+def written_as_asked(kind: str, expected: Any, asked: Precision) -> str:
+    """A number, vector or matrix written to the precision ``asked`` (see :func:`as_asked`)."""
 
     def one(value: float) -> str:
         text = f"{value:.{asked.digits}f}" if asked.unit == "decimals" else f"{value:#.{asked.digits}g}".rstrip(".")
@@ -197,11 +201,11 @@ def as_asked(spec: AnswerSpec) -> str:
             return format_number(value, asked.digits)
         return text.lstrip("-") if float(text) == 0 else text  # never "-0.0000"
 
-    values = np.asarray(spec.expected, dtype=float)
-    if spec.kind == "number":
+    values = np.asarray(expected, dtype=float)
+    if kind == "number":
         return one(float(values))
     rows = ["[" + ", ".join(one(float(v)) for v in row) + "]" for row in np.atleast_2d(values)]
-    return rows[0] if spec.kind == "vector" else "[" + ", ".join(rows) + "]"
+    return rows[0] if kind == "vector" else "[" + ", ".join(rows) + "]"
 
 
 def _expected_value(spec: AnswerSpec) -> Any:
