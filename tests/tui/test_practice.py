@@ -306,6 +306,16 @@ def test_the_live_preview_reads_the_answer_before_it_is_submitted(new_app: Calla
             await pilot.press("ctrl+u", *"12e")
             assert text_of(app, "#answer-preview").startswith("not readable yet")
             assert app.screen.query_one("#answer-input", Input).value == "12e"
+            # A vector one number short is read as grading reads it: told so under the input, as it is typed
+            # and on enter (it read "I read: [...]" and only a passing notice over the title said why).
+            vector = await skip_to(pilot, app, ("vector",))
+            short = " ".join("1" for _ in range(len(vector.answer) - 1))
+            await pilot.press(*short)
+            assert text_of(app, "#answer-preview") == \
+                f"not readable yet: expected {len(vector.answer)} numbers, got {len(vector.answer) - 1}"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert text_of(app, "#answer-preview").startswith("✘ not read: expected ") and not app._notifications
 
     asyncio.run(scenario())
     assert attempts(isolated_bank) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -27,8 +28,15 @@ PLACEHOLDERS = {
 
 
 def answer_context(instance: Instance) -> dict[str, Any]:
-    """What reading an answer to ``instance`` needs besides its kind: an expression's variables."""
-    return {"variables": instance.spec.variables} if instance.kind == "expression" else {}
+    """What reading an answer to ``instance`` needs besides its kind: an expression's variables, a vector's
+    length or a matrix's shape (three numbers for four are refused here, as grading would refuse them)."""
+    if instance.kind == "expression":
+        return {"variables": instance.spec.variables}
+    if instance.kind == "vector":
+        return {"length": len(np.asarray(instance.answer))}
+    if instance.kind == "matrix":
+        return {"shape": np.shape(instance.answer)}
+    return {}
 
 
 class AnswerBox(Vertical):
