@@ -10,6 +10,7 @@ own settling waits (some 60 ms) would otherwise be counted.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import statistics
 import sys
@@ -140,8 +141,13 @@ async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
     from textual.widgets import Input
 
     if instance.kind == "text":
+        from quizzer.tui.widgets.recall_box import RecallBox
+
         await pilot.press("enter")  # show the model answer; rating is the submission
-        await pilot.pause()  # a rating typed before the answer was painted is dropped, as in the app
+        # A rating read before the ratings were painted is dropped, as in the app (its key gate): wait for the
+        # frame that shows them, not for a pause that a busy machine can outlast.
+        box = screen.query_one(RecallBox)
+        await until(lambda: box.revealed and box.gate.drawn_at < math.inf)
         return "3"
     if instance.kind == "choice":
         await pilot.press(chr(97 + instance.answer))  # a letter picks the option, enter submits it
