@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,6 +15,7 @@ class UserError(Exception):
 
     def __init__(self, message: str, *, where: str | None = None):
         self.where = where
+        self.message = message  # without ``where``: what a caller that names the place itself words again
         super().__init__(f"{where}: {message}" if where else message)
 
     def lines(self) -> list[str]:
@@ -26,6 +28,10 @@ def did_you_mean(name: str, candidates: Iterable[str], *, cutoff: float = 0.6) -
     "unknown …" message in quizzer ends this way."""
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=cutoff)
     return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+# How a TemplateError names the field it is about ("field 'parts.1.answer': …"): its first name, then the rest.
+FIELD_NAMED = re.compile(r"\bfield '(\w+)((?:\.\w+)*)'")
 
 
 class TemplateError(UserError):

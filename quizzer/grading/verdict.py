@@ -177,23 +177,20 @@ def expected_text(spec: AnswerSpec) -> str:
     """The expected answer as the student will see it: to the precision the prompt asks for, if it asks."""
     if spec.kind == "expression":  # shown as maths, as the student's own answer is
         return _describe(spec, read_expression(spec.expected, spec.variables))
-    if spec.precision is not None and spec.kind in ("number", "vector", "matrix") and \
-            not is_discrete(np.asarray(spec.expected, dtype=float)):
-        return as_asked(spec)
+    asked = asked_text(spec.kind, spec.expected, spec.precision)
+    if asked is not None:
+        return asked
     if spec.expected_text is not None:
         return spec.expected_text
     return _describe(spec, _expected_value(spec))
 
 
-def as_asked(spec: AnswerSpec) -> str:
+def asked_text(kind: str, expected: Any, asked: Precision | None) -> str | None:
     """The expected number(s) written to the precision the prompt asks for, zeros kept, as the learner was to
-    type them: ``2.24`` for "Give 2 decimals" (not the tolerance's ``2.245``), ``0.00140`` for 3 figures."""
-    assert spec.precision is not None
-    return written_as_asked(spec.kind, spec.expected, spec.precision)
-
-
-def written_as_asked(kind: str, expected: Any, asked: Precision) -> str:
-    """A number, vector or matrix written to the precision ``asked`` (see :func:`as_asked`)."""
+    type them: ``2.24`` for "Give 2 decimals" (not the tolerance's ``2.245``), ``0.00140`` for 3 figures.  None
+    when nothing is asked, or for whole numbers (token ids, masks: written as they are)."""
+    if asked is None or kind not in ("number", "vector", "matrix") or is_discrete(np.asarray(expected, dtype=float)):
+        return None
 
     def one(value: float) -> str:
         text = f"{value:.{asked.digits}f}" if asked.unit == "decimals" else f"{value:#.{asked.digits}g}".rstrip(".")

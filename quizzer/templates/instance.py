@@ -22,7 +22,7 @@ from quizzer.grading.match import is_discrete, values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
 from quizzer.grading.tolerance import Tolerance, asked_precision
-from quizzer.grading.verdict import AnswerSpec, WrongAnswer, written_as_asked
+from quizzer.grading.verdict import AnswerSpec, WrongAnswer, asked_text
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
 from quizzer.templates.catalog import misconception_feedback
@@ -131,9 +131,7 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
     prompt = run.render(template.prompt, "prompt")
     precision = asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None
     # Written as the prompt asks ("Give 3 decimals": -1.414, not the tolerance's -1.4142), as the feedback writes it.
-    answer_text = (written_as_asked(template.kind, answer, precision)
-                   if precision is not None and not is_discrete(np.asarray(answer, dtype=float))
-                   else write_answer(template, answer, choices))
+    answer_text = asked_text(template.kind, answer, precision) or write_answer(template, answer, choices)
     wrong_answers, live = _wrong_answers(run, order, tolerance)
     spec = AnswerSpec(
         kind=template.kind, expected=answer, tolerance=tolerance, options=choices,

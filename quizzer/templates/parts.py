@@ -14,14 +14,13 @@ evaluated under one instance budget like every other expression.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping
 from typing import Any
 
 import msgspec
 import numpy as np
 
-from quizzer.common.errors import TemplateError
+from quizzer.common.errors import FIELD_NAMED, TemplateError
 from quizzer.grading.budget import Budget, shared_budget
 from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
@@ -36,14 +35,15 @@ from quizzer.templates.schema import Template
 LABELS = "abcdefgh"  # the schema allows at most 8 parts
 
 
+# The fields a part gives for itself, in place of the template's (an error in one is named within the part).
+PART_FIELDS = ("kind", "answer", "tolerance", "points", "given_entries", "partial_credit", "misconceptions", "prompt")
+
+
 def part_template(template: Template, index: int) -> Template:
     """Part ``index`` as a single question: same key, parameters and derived values (so the same draw)."""
     assert template.parts is not None
     part = template.parts[index]
-    return msgspec.structs.replace(
-        template, kind=part.kind, answer=part.answer, tolerance=part.tolerance, points=part.points,
-        given_entries=part.given_entries, partial_credit=part.partial_credit,
-        misconceptions=part.misconceptions, prompt=part.prompt, parts=None)
+    return msgspec.structs.replace(template, **{name: getattr(part, name) for name in PART_FIELDS}, parts=None)
 
 
 def _part_question(run: Run, template: Template, index: int, seed: int, shared: tuple[str, Figure | None]) -> Instance:
@@ -54,18 +54,12 @@ def _part_question(run: Run, template: Template, index: int, seed: int, shared: 
         raise in_part(exc, index) from None
 
 
-# The fields a part gives for itself (part_template): an error in one names it within the part.
-_PART_FIELDS = frozenset({"kind", "answer", "tolerance", "points", "given_entries", "partial_credit",
-                          "misconceptions", "prompt"})
-_FIELD = re.compile(r"\bfield '(\w+)([\w.]*)'")
-
-
 def in_part(error: TemplateError, index: int) -> TemplateError:
     """``error`` raised by part ``index`` as a question of its own, with the field it names as the file
     has it ('answer' → 'parts.1.answer'), or 'part b: …' when it names none of the part's own fields."""
-    text = str(error)[len(error.where) + 2:] if error.where else str(error)
-    field = _FIELD.search(text)
-    if field and field[1] in _PART_FIELDS:
+    text = error.message
+    field = FIELD_NAMED.search(text)
+    if field and field[1] in PART_FIELDS:
         text = f"{text[:field.start()]}field 'parts.{index}.{field[1]}{field[2]}'{text[field.end():]}"
     else:
         text = f"part {LABELS[index]}: {text}"

@@ -13,7 +13,6 @@ problem, and the templates are returned only if none is broken (``quizzer add`` 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from typing import Any
 import numpy as np
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
-from quizzer.common.errors import TemplateError, TemplateErrors, did_you_mean
+from quizzer.common.errors import FIELD_NAMED, TemplateError, TemplateErrors, did_you_mean
 from quizzer.grading.budget import Budget, processor_time
 from quizzer.grading.describe import describe
 from quizzer.grading.match import values_match
@@ -95,7 +94,7 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
             check_instance(instance)
         except TemplateError as exc:
             drawn = exc.drawn if instance is None else instance.values
-            raise TemplateError(f"seed {seed}{_draw(template, drawn)}: {_strip_where(exc)}",
+            raise TemplateError(f"seed {seed}{_draw(template, drawn)}: {exc.message}",
                                 where=template_where(template)) from None
         except (ArithmeticError, LookupError, TypeError, ValueError, RecursionError, MemoryError) as exc:
             # A hostile file must never reach the user as a traceback; this is quizzer's fault, not the
@@ -323,21 +322,18 @@ def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled:
         check_parts(template)
         check_renders(template, range(seeds))
     except TemplateError as exc:
-        raise TemplateError(_with_line(_strip_where(exc), source),
+        raise TemplateError(_with_line(exc.message, source),
                             where=f"{path}: {exc.where}" if exc.where else where) from None
     return LoadedTemplate(template, path, source)
-
-
-_FIELD = re.compile(r"field '([\w.]+)'")
 
 
 def _with_line(message: str, source: str) -> str:
     """``message`` with the line of the field it names in the file, as the loader's own errors give it
     ("... (line 12)"); a part's own fields are named from the top of the file ('parts.1.answer', in_part)."""
-    field = _FIELD.search(message)
+    field = FIELD_NAMED.search(message)
     if field is None or "(line " in message:
         return message
-    line = line_of(yaml.compose(source, Loader=SafeLoader), field[1].split("."), exact=True)
+    line = line_of(yaml.compose(source, Loader=SafeLoader), (field[1] + field[2]).split("."), exact=True)
     return f"{message} (line {line})" if line else message
 
 
@@ -391,8 +387,3 @@ def _stated_key(path: Path) -> str | None:
 
 def _fail(template: Template, field: str, message: str) -> None:
     raise TemplateError(f"field {field!r}: {message}", where=template_where(template))
-
-
-def _strip_where(exc: TemplateError) -> str:
-    text = str(exc)
-    return text[len(exc.where) + 2:] if exc.where and text.startswith(exc.where + ": ") else text
