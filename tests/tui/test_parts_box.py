@@ -36,6 +36,8 @@ def test_parts_one_after_another_with_follow_through(new_app: Callable[..., Quiz
             await pilot.pause()
             asked = box.query_one("#parts-asked", Markdown).source
             assert f"Your answer: `{layer}`" in asked and "**(b)**" in asked and "part 2 of 3" in asked
+            # (a)'s question is not asked again: at 80×24 it pushed the stem's values out of view.
+            assert instance.parts[0].question.prompt.split()[0] not in asked.split("**(b)**")[0]
             await pilot.press(*str(stack), "enter")
             await pilot.pause()
             await pilot.press(*str(total), "enter")

@@ -95,6 +95,20 @@ def test_a_matrix_answer_and_the_expected_one_are_drawn_as_grids() -> None:
     assert "[[" not in text and "You answered" in text and "Expected" in text
 
 
+def test_a_part_is_fed_back_as_a_one_part_question_is() -> None:
+    """A chain's matrix parts were fed back as the typed text in backticks above one grid, where a one-part
+    question draws the learner's matrix beside the expected one: (b) here divides by d - 1."""
+    item = instance("2024T3_Q1_NA Q281", 0)
+    mu, variance = item.values["mu"], item.values["sigma2"]
+    typed = [str(item.parts[0].question.answer.tolist()),
+             "; ".join(f"{m:.4f} {v * 3 / 2:.4f}" for m, v in zip(mu, variance, strict=True)), ""]
+    text = parts_feedback_markdown(item, grade_instance(item, typed[:2] + [""]), typed, with_solution=False)
+    part_b = text.split("**(b)**")[1].split("**(c)**")[0]
+    grids = [line for line in part_b.splitlines() if line.count("⎡") == 2]
+    assert len(grids) == 1 and "You answered" in part_b and "Expected" in part_b and "`" not in part_b
+    assert any("d-1 = 2" in note for note in notes(part_b))  # the slip, named as the one-part feedback names it
+
+
 def test_a_revealed_ordering_question_names_its_steps_in_order() -> None:
     """Revealing showed 'Answer: f, g, c, e, b, d, a', the options gone: letters that named nothing."""
     item = instance("practice/w1c-encoder-layer-order", 2)

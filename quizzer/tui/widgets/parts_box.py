@@ -1,7 +1,7 @@
 """A multi-part question answered one part after another, the earlier parts and answers kept in view.
 
-The box shows part (a) with an answer box of its kind; a readable answer moves on to (b), listing (a)
-and what was typed above it, and so on. After the last part it posts :class:`PartsBox.Submitted` with
+The box shows part (a) with an answer box of its kind; a readable answer moves on to (b), with what was
+typed for (a) on one line above it, and so on. After the last part it posts :class:`PartsBox.Submitted` with
 every answer, which the screen grades together (follow-through needs them all). ctrl+b goes back one
 part, its answer in the box to change. :func:`parts_feedback_markdown` is the feedback afterwards:
 each part's verdict, its expected answer and, for an answer right on the learner's own earlier value,
@@ -24,7 +24,7 @@ from quizzer.grading.parts import PartVerdict
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
-from quizzer.tui.widgets.question_view import answer_markdown, matrix_display, verdict_line
+from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, matrix_display, verdict_line
 
 
 class PartsBox(Vertical):
@@ -57,11 +57,14 @@ class PartsBox(Vertical):
         await self._ask()
 
     def _asked(self) -> str:
-        """The parts answered so far, each with its answer, then the part being asked."""
-        lines = []
-        for part, typed in zip(self.instance.parts, self.answers, strict=False):
-            lines += [f"**({part.label})** {render_math(part.question.prompt.strip())}  ",
-                      f"Your answer: `{typed}`", ""]
+        """The parts answered so far, one line each with its answer, then the part being asked.
+
+        An answered part's question is not repeated: at 80×24 the stem's lines (the matrices the parts are
+        about) were scrolled away by part (c) to show (a) and (b) again; ctrl+b brings a part back whole."""
+        lines = [f"**({part.label})** Your answer: `{typed}`  "
+                 for part, typed in zip(self.instance.parts, self.answers, strict=False)]
+        if lines:
+            lines += ["*ctrl+b: back to the previous part*", ""]
         current = self.instance.parts[len(self.answers)]
         lines += [f"**({current.label})** {render_math(current.question.prompt.strip())} "
                   f"*({current.question.points:g} marks; part {len(self.answers) + 1} of {len(self.instance.parts)})*"]
@@ -112,10 +115,10 @@ def parts_feedback_markdown(instance: Instance, verdicts: Sequence[PartVerdict],
             lines += ["**— Unanswered**  ", answer_markdown("Expected", matrix_display(verdict.expected)), ""]
             continue
         carried = f" — {result.on_their_value}" if result.carried_forward else ""
-        lines += [f"**{verdict_line(verdict)}{carried}**  ", f"You answered: `{typed}`  ",
-                  answer_markdown("Expected", matrix_display(verdict.expected)), ""]
-        if verdict.note:
-            lines += [f"> {render_math(verdict.note)}", ""]
+        # The part's answer, expected answer and note as a one-part question's: matrices side by side as grids,
+        # options marked, the slip named in the note.
+        lines += [f"**{verdict_line(verdict)}{carried}**", "",
+                  feedback_markdown(part.question, verdict, with_solution=False, with_verdict=False)]
     if with_solution:
-        lines += ["#### Worked solution", "", render_math(instance.solution)]
+        lines += ["#### Worked solution", "", render_math(instance.solution, fenced=True)]
     return "\n".join(lines)
