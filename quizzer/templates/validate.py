@@ -113,15 +113,18 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
 
 
 def _draw(template: Template, values: dict[str, Any] | None) -> str:
-    """' (B = 4, T = 16)': the parameters a seed drew, for an error on that seed (an array by its shape),
-    as many as fit a short line."""
+    """' (B = 4, T = 16)': the parameters a seed drew, for an error on that seed, as many as fit a short line;
+    an array by its entries when it has a few (the author recomputes the failing answer from them), else by its
+    shape."""
     shown = []
     for name in template.params:
         if values is None or name not in values:
             return ""  # the draw itself failed: the field named says which parameter
         value = values[name]
-        shape = np.shape(value) if isinstance(value, np.ndarray) else ()
-        shown.append(f"{name}: {'×'.join(map(str, shape))} array" if shape else f"{name} = {show(value)}")
+        if isinstance(value, np.ndarray) and value.size > _DRAW_ENTRIES:
+            shown.append(f"{name}: {'×'.join(map(str, value.shape))} array")
+        else:
+            shown.append(f"{name} = {show(value)}")
     text = ""
     for item in shown:
         if len(text) + len(item) > _DRAW_CHARS:
@@ -132,6 +135,7 @@ def _draw(template: Template, values: dict[str, Any] | None) -> str:
 
 
 _DRAW_CHARS = 100
+_DRAW_ENTRIES = 8  # an array of at most this many entries is written out
 
 
 # --- the validation budget: all seeds of one template together ----------------------------------

@@ -4,6 +4,7 @@ file numbers it."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -142,3 +143,12 @@ def test_an_unsatisfiable_require_names_the_rule_that_refuses_the_draws(tmp_path
     line = refusal(tmp_path, GOOD.replace("misconceptions:", "require: [B > 1, T > 100]\nmisconceptions:", 1))
     assert line.startswith("template 'practice/lint-good': seed 0: field 'require.1': no draw out of 100 satisfies "
                            "it (seed 0); the constraint is unsatisfiable or too strict (line ")
+
+
+def test_a_failing_seeds_small_arrays_are_written_out_and_large_ones_by_shape(tmp_path: Path) -> None:
+    """A teacher saw 'x: 3 array' and could not recompute the failing answer: a few entries are written out."""
+    small = CHAIN.replace("params: {n: {int: [2, 9]}}",
+                          "params: {n: {int: [2, 9]}, x: {vector: 3, dist: integers, low: 1, high: 2}, "
+                          "big: {matrix: [4, 4], dist: integers, low: 0, high: 1}}")
+    unknown = refusal(tmp_path, small.replace("answer: 2 * n}", "answer: twice(n)}"))
+    assert re.search(r"\(n = \d, x = \[[12], [12], [12]\], big: 4×4 array\)", unknown), unknown
