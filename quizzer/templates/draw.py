@@ -61,7 +61,7 @@ def sample_values(template: Template, seed: int, budget: Budget) -> Run:
     for draw in range(MAX_DRAWS):
         run = Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
         for name, spec in template.params.items():
-            run.add(name, _canonical(canonical[name]) if name in canonical else _sample(
+            run.add(name, yaml_value(canonical[name]) if name in canonical else _sample(
                 spec, (template.key, seed, name, draw), run, name))
         for name, source in template.derived.items():
             run.add(name, run.evaluate(source, f"derived.{name}"))
@@ -83,7 +83,7 @@ def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: Run, name: s
     """One parameter's value; ``where`` (key, seed, name, draw) identifies its random stream."""
     # Exactly one sampler is given (ParamSpec checks it).
     if spec.choice is not None:
-        return _canonical(spec.choice[int(uniform(*where) * len(spec.choice))])
+        return yaml_value(spec.choice[int(uniform(*where) * len(spec.choice))])
     if spec.int_ is not None:
         low, high = spec.int_
         return low + spec.step * int(uniform(*where) * ((high - low) // spec.step + 1))
@@ -118,7 +118,7 @@ def _dimension(run: Run, dim: int | str, where: str) -> int:
     return int(value)
 
 
-def _canonical(value: Any) -> Any:
+def yaml_value(value: Any) -> Any:
     """YAML lists of numbers become arrays, as list literals do in expressions."""
     if isinstance(value, list) and value and all(isinstance(v, (int, float, list)) for v in value):
         try:

@@ -29,7 +29,7 @@ from quizzer.grading.ordering import examined_pair_inverted
 from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
-from quizzer.templates.draw import template_where
+from quizzer.templates.draw import template_where, yaml_value
 from quizzer.templates.formatting import show
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
@@ -83,6 +83,7 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     were rendered."""
     seeds = list(seeds)
     answers: set[str] = set()  # the true/false or choice answers drawn
+    chosen: dict[str, set[str]] = {name: set() for name, spec in template.params.items() if spec.choice}
     live: dict[str, set[int]] = {}  # per misconceptions list: which ever differed from the answer
     given: dict[tuple[str, tuple[int, ...]], tuple[float, int]] = {}  # a given entry's value, and its first seed
     spent = ValidationSpend(template, len(seeds))
@@ -103,11 +104,14 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
                                 "please report this file to quizzer's maintainers",
                                 where=template_where(template)) from None
         answers.add(instance.answer_text)
+        for name, values in chosen.items():
+            values.add(show(instance.values[name]))
         for field, indices in _live_misconceptions(instance):
             live.setdefault(field, set()).update(indices)
         _check_given_entries(template, instance, seed, given)
         spent.add(budget)
     _check_answer_varies(template, answers, len(seeds))
+    _check_choices_drawn(template, chosen, len(seeds))
     _check_misconceptions_differ(template, live, len(seeds))
     return len(seeds)
 
@@ -205,6 +209,23 @@ def _check_answer_varies(template: Template, answers: set[str], count: int) -> N
     (answer,) = answers
     _fail(template, "answer", f"the answer is {answer!r} on every one of {count} seeds, so it can be learned by "
           "position: let the numbers decide it, or declare 'conceptual: true' if it is a fact that never varies")
+
+
+def _check_choices_drawn(template: Template, chosen: dict[str, set[str]], count: int) -> None:
+    """A value of a ``choice`` parameter that ``require`` rules out on every draw is never asked about (a teacher
+    wrote ``require: [bias]`` over ``bias: {choice: [true, false]}`` and believed both were practised).
+
+    Judged over twenty seeds per value or more: a value the rules leave half its share of the draws is then
+    missed on fewer than one validation in 20,000, so one never drawn is ruled out, or as good as."""
+    for name, values in chosen.items():
+        options = template.params[name].choice or []
+        if count < max(MIN_SEEDS_TO_JUDGE, 20 * len(options)):
+            continue
+        for i, option in enumerate(options):
+            if show(yaml_value(option)) not in values:
+                _fail(template, f"params.{name}.choice.{i}",
+                      f"{name} = {show(option)} is never drawn in {count} seeds: 'require' rules it out; drop it "
+                      "from the choices, or loosen the rule that refuses it")
 
 
 def _check_given_entries(template: Template, instance: Instance, seed: int,

@@ -55,8 +55,7 @@ CHAIN = textwrap.dedent("""\
 
 
 def refusal(tmp_path: Path, text: str, seeds: int = 40) -> str:
-    path = tmp_path / "t.yaml"
-    path.write_text(text, encoding="utf-8")
+    path = write_to(tmp_path, text)
     with pytest.raises(TemplateError) as caught:
         validate_files([path], seeds=seeds)
     (line,) = caught.value.lines()
@@ -152,3 +151,23 @@ def test_a_failing_seeds_small_arrays_are_written_out_and_large_ones_by_shape(tm
                           "big: {matrix: [4, 4], dist: integers, low: 0, high: 1}}")
     unknown = refusal(tmp_path, small.replace("answer: 2 * n}", "answer: twice(n)}"))
     assert re.search(r"\(n = \d, x = \[[12], [12], [12]\], big: 4×4 array\)", unknown), unknown
+
+
+def test_a_choice_that_require_rules_out_on_every_draw_is_refused(tmp_path: Path) -> None:
+    """A teacher wrote ``require: [bias]`` over ``bias: {choice: [true, false]}``: 'false' was never asked."""
+    biased = GOOD.replace("  T: {int: [4, 32]}\n", "  T: {int: [4, 32]}\n  bias: {choice: [true, false]}\n")
+    ruled_out = biased.replace("prompt:", "require: [bias]\nprompt:")
+    lines = [line.strip() for line in ruled_out.splitlines()]
+    assert refusal(tmp_path, ruled_out) == (
+        "template 'practice/lint-good': field 'params.bias.choice.1': bias = false is never drawn in 40 seeds: "
+        "'require' rules it out; drop it from the choices, or loosen the rule that refuses it "
+        f"(line {lines.index('bias: {choice: [true, false]}') + 1})")
+    # A rule that leaves each choice some draws passes; too few seeds to judge two choices, nothing is said.
+    assert passes(tmp_path, biased.replace("prompt:", "require: [bias or B > 3]\nprompt:"))
+    assert passes(tmp_path, ruled_out, seeds=39)
+
+
+def write_to(folder: Path, text: str) -> Path:
+    path = folder / "t.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
