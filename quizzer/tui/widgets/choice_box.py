@@ -64,10 +64,13 @@ class ChoiceBox(Vertical):
 
     def compose(self) -> ComposeResult:
         yield OptionList(*(self._label(i) for i in range(len(self.options))), id="choices")
+        yield Static(self._hint(), classes="hint", id="choice-hint")
+
+    def _hint(self) -> str:
         # The letter range says how many options there are when the list must scroll to show them all.
         letters = f"{letter(0)}–{letter(len(self.options) - 1)}"
-        yield Static(f"{letters}: a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
-                     else f"{letters}: a letter or ↑/↓ picks an option · enter submits it", classes="hint")
+        return (f"{letters}: a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
+                else f"{letters}: a letter or ↑/↓ picks an option · enter submits it")
 
     def _label(self, index: int) -> Text:
         """`(b) text`, after `[x] ` or `[ ] ` in a multi question."""
@@ -106,6 +109,10 @@ class ChoiceBox(Vertical):
     def toggle(self, index: int) -> None:
         self.chosen ^= {index}
         self.query_one(OptionList).replace_option_prompt_at_index(index, self._label(index))
+        hint = self.query_one("#choice-hint", Static)
+        if hint.has_class("refused"):  # a pick answers the warning
+            hint.update(self._hint())
+            hint.remove_class("refused")
 
     def action_toggle_highlighted(self) -> None:
         highlighted = self.query_one(OptionList).highlighted
@@ -114,7 +121,10 @@ class ChoiceBox(Vertical):
 
     def action_submit(self) -> None:
         if not self.chosen:
-            self.notify("Select the true statements first (a letter or space), then press enter.",
-                        title="Nothing selected", severity="warning")
+            # Said where the keys are explained, in the warning colour, as the answer box says it cannot read an
+            # answer: a notice at the top of the screen was missed, and covered the question's title.
+            hint = self.query_one("#choice-hint", Static)
+            hint.update("✘ nothing selected: pick the true statements (a letter or space), then enter")
+            hint.add_class("refused")
         else:
             self.post_message(self.Submitted(", ".join(letter(i) for i in sorted(self.chosen))))
