@@ -244,6 +244,7 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             await pilot.press("2")  # a rating before the reveal is refused: it would rate nothing
             await pilot.pause()
             assert not app.screen.answered and attempts(isolated_bank) == []
+            assert text_of(app, "#reveal-hint").startswith("✘ not rated yet") and not app._notifications
             await pilot.press("enter")
             await pilot.pause()
             assert not box.has_class("-waiting") and "Model answer" in feedback(app)

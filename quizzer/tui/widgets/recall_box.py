@@ -82,6 +82,7 @@ class RecallBox(Vertical):
             event.stop()
             if self.revealed:
                 self.post_message(self.Rated(RATINGS[int(event.key) - 1]))
-            else:
-                self.notify("Show the model answer first (space or enter), then rate yourself against it.",
-                            title="Not rated yet", severity="warning")
+            else:  # said under the button, as the other answer boxes say what they cannot take
+                hint = self.query_one("#reveal-hint", Static)
+                hint.update("✘ not rated yet: show the model answer first (space or enter), then rate")
+                hint.add_class("refused")
