@@ -47,6 +47,30 @@ def test_a_letter_selects_and_enter_submits_it() -> None:
     asyncio.run(scenario())
 
 
+def test_nothing_is_picked_until_the_student_picks_and_enter_alone_says_so() -> None:
+    """A student's first enter on a single-choice question graded option (a), which the list highlighted
+    from the start: one slip, a wrong answer recorded and a review due."""
+    app = Harness()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            options, hint = app.query_one(OptionList), app.query_one("#choice-hint")
+            assert options.highlighted is None
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.submitted == [] and hint.has_class("refused")
+            assert str(hint.render()).startswith("✘ nothing picked")
+            await pilot.press("down")  # a pick answers the warning
+            await pilot.pause()
+            assert options.highlighted == 0 and not hint.has_class("refused")
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.submitted == ["a"]
+
+    asyncio.run(scenario())
+
+
 def test_keys_read_before_the_box_was_drawn_are_dropped() -> None:
     """An enter typed ahead (say, the second of a double press that submitted the previous
     question) must not submit this question's highlighted option unseen."""
@@ -56,6 +80,7 @@ def test_keys_read_before_the_box_was_drawn_are_dropped() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             box = app.query_one(ChoiceBox)
+            box.query_one(OptionList).highlighted = 0  # picked: an enter that counts submits it
             early, late = events.Key("enter", None), events.Key("enter", None)
             early.time = box.gate.drawn_at - 0.001  # read just before the box's first paint
             app.post_message(early)

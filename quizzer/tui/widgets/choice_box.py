@@ -79,8 +79,13 @@ class ChoiceBox(Vertical):
         return Text(f"{box}({letter(index)}) ") + inline_markdown(render_math(self.options[index]))
 
     def on_mount(self) -> None:
+        options = self.query_one(OptionList)
+        if not self.multi:
+            # Nothing picked until the student picks: an OptionList highlights its first option, and one enter
+            # (meant for the next question, or a slip) submitted (a) as the student's answer.
+            options.highlighted = None
         # Focus without scrolling: a long prompt is read from its top; the first key brings the options.
-        self.query_one(OptionList).focus(scroll_visible=False)
+        options.focus(scroll_visible=False)
         self.gate.arm(self)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -96,7 +101,7 @@ class ChoiceBox(Vertical):
         if self.gate.early(event):
             return
         self.scroll_visible(animate=False)
-        if self.multi and event.key == "enter":
+        if event.key == "enter" and (self.multi or self.query_one(OptionList).highlighted is None):
             event.stop()
             self.action_submit()
         elif len(event.key) == 1 and "a" <= event.key < letter(len(self.options)):
@@ -109,10 +114,7 @@ class ChoiceBox(Vertical):
     def toggle(self, index: int) -> None:
         self.chosen ^= {index}
         self.query_one(OptionList).replace_option_prompt_at_index(index, self._label(index))
-        hint = self.query_one("#choice-hint", Static)
-        if hint.has_class("refused"):  # a pick answers the warning
-            hint.update(self._hint())
-            hint.remove_class("refused")
+        self._withdraw_warning()
 
     def action_toggle_highlighted(self) -> None:
         highlighted = self.query_one(OptionList).highlighted
@@ -120,11 +122,25 @@ class ChoiceBox(Vertical):
             self.toggle(highlighted)
 
     def action_submit(self) -> None:
-        if not self.chosen:
-            # Said where the keys are explained, in the warning colour, as the answer box says it cannot read an
-            # answer: a notice at the top of the screen was missed, and covered the question's title.
-            hint = self.query_one("#choice-hint", Static)
-            hint.update("✘ nothing selected: pick the true statements (a letter or space), then enter")
-            hint.add_class("refused")
-        else:
+        """Submit the options picked (a single choice submits through its list; this is reached without a pick)."""
+        if self.chosen:
             self.post_message(self.Submitted(", ".join(letter(i) for i in sorted(self.chosen))))
+            return
+        # Said where the keys are explained, in the warning colour, as the answer box says it cannot read an
+        # answer: a notice at the top of the screen was missed, and covered the question's title.
+        hint = self.query_one("#choice-hint", Static)
+        hint.update("✘ nothing selected: pick the true statements (a letter or space), then enter" if self.multi
+                    else "✘ nothing picked: pick an option (a letter or ↑/↓), then enter")
+        hint.add_class("refused")
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if not self.multi:  # a single choice's pick is its highlight
+            self._withdraw_warning()
+
+    def _withdraw_warning(self) -> None:
+        """A pick answers the warning that nothing was picked: the keys are shown again."""
+        hint = self.query_one("#choice-hint", Static)
+        if hint.has_class("refused"):
+            hint.update(self._hint())
+            hint.remove_class("refused")
