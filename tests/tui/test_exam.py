@@ -266,6 +266,12 @@ def test_leaving_mid_exam_asks_and_keeps_what_was_answered(new_app: Callable[...
             await pilot.press("escape", "tab")  # focus stays within the bar: "Keep going" → "Leave"
             await pilot.pause()
             assert app.focused is not None and app.focused.id == "exam-confirm-yes"
+            await pilot.press("right")  # and the arrows move between the two, as the bar says
+            await pilot.pause()
+            assert app.focused.id == "exam-confirm-no" and "←/→ enter choose" in status(screen, "#exam-confirm-text")
+            await pilot.press("left")
+            await pilot.pause()
+            assert app.focused.id == "exam-confirm-yes"
             await pilot.press("enter")
             await pilot.pause()
             assert app.screen is not screen

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Key
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -334,11 +335,21 @@ class MockExamScreen(Screen[None]):
                                "history; the rest count as not attempted.")
 
     def _ask(self, action: str, question: str) -> None:
+        """Ask in the confirmation bar, "Keep going" focused; its keys are said, since a student found only
+        shift+tab reaching the other button (ctrl+f a second time finishes, as it always did)."""
         self.pending = action
-        self.query_one("#exam-confirm-text", Static).update(question)
+        again = " · ^f finishes" if action == "finish" else ""
+        self.query_one("#exam-confirm-text", Static).update(
+            f"{question}\n[dim]←/→ enter choose · esc keeps going{again}[/]")
         self.query_one("#exam-confirm-yes", Button).label = action.capitalize()
         self._show_confirm(True)
         self.query_one("#exam-confirm-no", Button).focus()
+
+    def on_key(self, event: Key) -> None:
+        """←/→ move between the confirmation bar's buttons (the only ones focusable while it shows)."""
+        if self.pending is not None and event.key in ("left", "right"):
+            event.stop()
+            self.focus_previous() if event.key == "left" else self.focus_next()
 
     def _hide_confirm(self) -> None:
         if self.pending is not None:
