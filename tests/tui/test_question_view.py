@@ -14,6 +14,7 @@ import quizzer.tui.app
 from quizzer.grading.verdict import grade
 from quizzer.templates.parts import grade_instance
 from quizzer.text.mathtext import render_math
+from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
 from quizzer.tui.widgets.parts_box import parts_feedback_markdown
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, revealed_markdown
 from tests.bundled_templates import instance
@@ -115,3 +116,11 @@ def test_a_revealed_ordering_question_names_its_steps_in_order() -> None:
     text = revealed_markdown(item)
     first = item.choices[item.answer[0]]
     assert "The right order" in text and render_math(first) in text and "Worked solution" in text
+
+
+def test_an_expressions_placeholder_shows_how_to_write_in_its_names_without_an_answer_like_example() -> None:
+    """The box read "an expression, e.g. 4*d^2 + 2*d*f" above a question whose answer is 4d² + 2df + 2d."""
+    item = instance("practice/w1b-enc-bias-false-formula", 0)
+    shown = AnswerBox(item.kind, answer_context(item)).placeholder()
+    assert shown.startswith("an expression in d, f:") and "(d + f)/2" in shown
+    assert grade(item.spec, shown.partition(": ")[2].split(", ")[-1]).verdict == "incorrect"

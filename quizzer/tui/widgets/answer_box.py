@@ -23,8 +23,10 @@ PLACEHOLDERS = {
     "matrix": "rows: [[1, 0], [0, 1]] or 1 0; 0 1",
     "shape": "a shape: [B, T, 64] or 2x4x3x5",
     "bool": "true or false",
-    "expression": "an expression, e.g. 4*d^2 + 2*d*f",
 }
+# No example of an expression: any one in the question's names looks like some question's answer (a student read
+# 4*d^2 + 2*d*f above the answer 4d² + 2df + 2d); the names to use and how to write them give nothing away.
+EXPRESSION_PLACEHOLDER = "an expression in {names}: 2 {a} or 2*{a}, {a}^2, sqrt({a}), ({a} + {b})/2"
 
 
 def answer_context(instance: Instance) -> dict[str, Any]:
@@ -55,9 +57,16 @@ class AnswerBox(Vertical):
 
     def compose(self) -> ComposeResult:
         # An answer given before is kept whole to edit, the cursor after it: selected, one key would erase it.
-        yield Input(self.value, placeholder=PLACEHOLDERS.get(self.kind, "your answer"), id="answer-input",
-                    select_on_focus=not self.value)
+        yield Input(self.value, placeholder=self.placeholder(), id="answer-input", select_on_focus=not self.value)
         yield Static(self.reading(self.value), id="answer-preview", classes="preview")
+
+    def placeholder(self) -> str:
+        """How to write an answer of this kind; for an expression, in the question's own names."""
+        names = self.context.get("variables")
+        if self.kind == "expression" and names:
+            second = names[1] if len(names) > 1 else 1
+            return EXPRESSION_PLACEHOLDER.format(names=", ".join(names), a=names[0], b=second)
+        return PLACEHOLDERS.get(self.kind, "your answer")
 
     def on_mount(self) -> None:
         # Focus without scrolling: a long prompt is read from its top; typing brings the input into view.
