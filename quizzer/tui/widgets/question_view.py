@@ -97,9 +97,12 @@ def revealed_markdown(instance: Instance) -> str:
 
 def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
                       with_verdict: bool = True) -> str:
-    """Verdict, the expected answer, what went wrong, and the worked solution."""
+    """Verdict, what went wrong, the answer given beside the expected one, and the worked solution."""
     headline = f"◇ Self-rated: {verdict.reading}" if instance.kind == "text" else verdict_line(verdict)
     lines = [f"**{headline}**", ""] if with_verdict else []
+    # What went wrong first, under the verdict: below two matrices drawn as grids it was off the screen at 80×24.
+    if verdict.note:
+        lines += [f"> {render_math(verdict.note)}", ""]
     if instance.kind in ("choice", "multi"):
         lines += [options_markdown(instance, verdict.reading), ""]
     elif instance.kind == "order":
@@ -115,8 +118,6 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
         if verdict.reading:
             lines.append(f"You answered: {render_math(verdict.answered)}  ")
         lines += [answer_markdown("Expected", verdict.expected), ""]
-    if verdict.note:
-        lines += [f"> {render_math(verdict.note)}", ""]
     if with_solution:
         lines += ["#### Worked solution", "", render_math(instance.solution, fenced=True)]
     return "\n".join(lines)
