@@ -145,3 +145,28 @@ def test_an_option_shows_its_bold_and_code_without_the_markup() -> None:
     assert text.plain == "float('-inf'): exact zeros, unless all keys are blocked"
     styled = {text.plain[span.start:span.end]: str(span.style) for span in text.spans}
     assert styled == {"float('-inf')": "reverse", "all": "bold"}
+
+
+def test_options_hidden_below_the_list_are_announced_until_the_list_is_scrolled_to_them() -> None:
+    """A student submitted a select-all with its (g) never seen, and (g) came back "missed"."""
+    class Short(Harness):
+        CSS = "ChoiceBox OptionList { max-height: 4; }"
+
+        def compose(self) -> ComposeResult:
+            yield ChoiceBox(tuple(f"statement {n}" for n in range(7)), multi=True)
+
+    app = Short()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            options, hint = app.query_one(OptionList), app.query_one("#choice-hint")
+            for _ in range(100):  # until the list is laid out (a busy machine may take more than one frame)
+                await pilot.pause()
+                if options.virtual_size.height:
+                    break
+            assert str(hint.render()).startswith("↓ more below · a–g:")
+            await pilot.press("g")  # picks (g), which scrolls it into view: nothing is hidden below now
+            await pilot.pause()
+            assert str(hint.render()).startswith("a–g:")
+
+    asyncio.run(scenario())

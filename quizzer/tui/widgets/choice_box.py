@@ -69,8 +69,8 @@ class ChoiceBox(Vertical):
     def _hint(self) -> str:
         # The letter range says how many options there are when the list must scroll to show them all.
         letters = f"{letter(0)}–{letter(len(self.options) - 1)}"
-        return (f"{letters}: a letter or space toggles an option · ↑/↓ moves · enter submits" if self.multi
-                else f"{letters}: a letter or ↑/↓ picks an option · enter submits it")
+        return (f"{letters}: a letter or space toggles · ↑/↓ moves · enter submits" if self.multi
+                else f"{letters}: a letter or ↑/↓ picks · enter submits")
 
     def _label(self, index: int) -> Text:
         """`(b) text`, after `[x] ` or `[ ] ` in a multi question."""
@@ -87,6 +87,18 @@ class ChoiceBox(Vertical):
         # Focus without scrolling: a long prompt is read from its top; the first key brings the options.
         options.focus(scroll_visible=False)
         self.gate.arm(self)
+        # Said again whenever the list is laid out (its scroll bar comes or goes, its content is measured) or
+        # scrolled: not "after the next refresh", which can come before the layout that shows the list overflows.
+        for attribute in ("show_vertical_scrollbar", "virtual_size", "scroll_y"):
+            self.watch(options, attribute, self._say_more_below, init=False)
+
+    def _say_more_below(self) -> None:
+        """Say when options are hidden below the list's last visible line: a student submitted a select-all
+        with (g) never seen (a scroll bar two cells wide was all that showed it), and (g) was "missed"."""
+        hint, options = self.query_one("#choice-hint", Static), self.query_one(OptionList)
+        if not hint.has_class("refused"):
+            hidden = options.max_scroll_y > 0 and options.scroll_y < options.max_scroll_y
+            hint.update(f"↓ more below · {self._hint()}" if hidden else self._hint())
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         """Enter or a click: a single choice is the answer; in a multi question a click toggles."""
@@ -142,5 +154,5 @@ class ChoiceBox(Vertical):
         """A pick answers the warning that nothing was picked: the keys are shown again."""
         hint = self.query_one("#choice-hint", Static)
         if hint.has_class("refused"):
-            hint.update(self._hint())
             hint.remove_class("refused")
+            self._say_more_below()
