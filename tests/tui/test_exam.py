@@ -80,9 +80,9 @@ def test_sitting_a_paper_records_one_attempt_per_answer(new_app: Callable[..., Q
             assert "Score 3 / 5 marks (60%)" in score and "2 correct, 1 not quite" in score and "time 2:15" in score
             marks = screen.query_one("#exam-marks", DataTable)
             rows = [[str(cell) for cell in marks.get_row_at(i)] for i in range(marks.row_count)]
-            assert [row[1] for row in rows] == [first.key, second.key, third.key]
+            assert [row[1] for row in rows] == [first.title, second.title, third.title]
             assert [row[2] for row in rows] == ["✔ Correct", "✘ Not quite", "✔ Correct"]
-            assert [row[3:5] for row in rows] == [["100%", "0:40"], ["0%", "1:15"], ["100%", "0:20"]]
+            assert [row[3:5] for row in rows] == [["1 / 1", "0:40"], ["0 / 2", "1:15"], ["2 / 2", "0:20"]]
             marks.move_cursor(row=1)
             await pilot.pause()
             detail = screen.query_one("#exam-detail").source  # type: ignore[attr-defined]
@@ -237,7 +237,7 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             # The rating is the student's own: not a mark, not "✔ Correct 100%".
             assert "Score 0 / 5 marks" in score and "1 self-rated, 2 unanswered" in score
             marks = screen.query_one("#exam-marks", DataTable)
-            assert [str(cell) for cell in marks.get_row_at(1)][2:4] == ["◇ Self-rated good", "–"]
+            assert [str(cell) for cell in marks.get_row_at(1)][2:4] == ["◇ Self-rated good", "not marked"]
             marks.move_cursor(row=1)
             await pilot.pause()
             detail = screen.query_one("#exam-detail", Markdown).source

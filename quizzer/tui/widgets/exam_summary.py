@@ -24,6 +24,9 @@ from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.parts_box import parts_feedback_markdown
 from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
 
+# The table's columns other than the title, with their padding and the scroll bar: '#', the longest verdict
+# ("◇ Self-rated again"), marks ("not marked"), time.
+OTHER_COLUMNS = 2 + 19 + 10 + 7 + 5 * 2 + 2
 VERDICT_COLOUR = {"correct": "green", "partial": "yellow", "incorrect": "red"}
 OUTCOMES = {"correct": "correct", "partial": "partly right", "incorrect": "not quite", "self-rated": "self-rated",
             "unanswered": "unanswered"}
@@ -62,9 +65,6 @@ class ExamSummary(Vertical):
         with VerticalScroll(id="exam-detail-scroll"):
             yield Markdown("", id="exam-detail")
 
-    def on_mount(self) -> None:
-        self.query_one("#exam-marks", DataTable).add_columns("#", "Key", "Verdict", "Score", "Time", "Title")
-
     def show(self, slots: list[Slot], taken: timedelta, *, ran_out: bool) -> None:
         """Mark the sitting: ``taken`` from its start to its end, ``ran_out`` when the timer ended it."""
         self.slots = slots
@@ -80,10 +80,15 @@ class ExamSummary(Vertical):
             f"time {clock_text(taken.total_seconds())}{' · [b]time ran out[/]' if ran_out else ''}\n"
             "[dim]↑/↓ question · tab: its solution · escape: dashboard[/]")
         marks = self.query_one("#exam-marks", DataTable)
+        # The question by its title, cut with an ellipsis to what the pane leaves it (a title ran off the screen at
+        # 80 columns, cut mid-word); its marks as the paper counts them ("1.5 / 3"), not a bare percentage.
+        marks.add_column("#")
+        marks.add_column("Question", width=max(self.screen.size.width - OTHER_COLUMNS, 16))  # not yet laid out
+        marks.add_columns("Verdict", "Marks", "Time")
         for number, slot in enumerate(slots, 1):
-            marks.add_row(str(number), slot.instance.key, verdict_text(slot.instance, slot.verdict),
-                          score_text(slot.instance, slot.verdict), clock_text(slot.seconds),
-                          slot.instance.title, key=str(number - 1))
+            marks.add_row(str(number), Text(slot.instance.title, overflow="ellipsis", no_wrap=True),
+                          verdict_text(slot.instance, slot.verdict), marks_text(slot.instance, slot.verdict),
+                          clock_text(slot.seconds), key=str(number - 1))
         marks.focus()
         self._show_detail(0)
 
@@ -111,9 +116,12 @@ def outcome(instance: Instance, verdict: Verdict | None) -> str:
     return "self-rated" if instance.kind == "text" else verdict.verdict
 
 
-def score_text(instance: Instance, verdict: Verdict | None) -> str:
-    """The mark as a percentage; none for a recall card (self-rated) or an unanswered question."""
-    return "–" if verdict is None or instance.kind == "text" else f"{verdict.score:.0%}"
+def marks_text(instance: Instance, verdict: Verdict | None) -> str:
+    """The marks earned of the question's marks (none earned unanswered); a recall card is not marked."""
+    if instance.kind == "text":
+        return "not marked"
+    earned = round(verdict.score * instance.points, 2) if verdict else 0
+    return f"{earned:g} / {instance.points:g}"
 
 
 def verdict_text(instance: Instance, verdict: Verdict | None) -> Text:
