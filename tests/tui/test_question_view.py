@@ -1,4 +1,4 @@
-"""The Markdown the practice screen shows for questions and answers (no app needed but for the title's wrapping)."""
+"""The Markdown the practice screen shows for questions and answers, and how the app's stylesheet lays it out."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 from textual.app import App, ComposeResult
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownH3
+from textual.widgets import Label, Markdown
+from textual.widgets._markdown import MarkdownFence, MarkdownH3
 
 import quizzer.tui.app
 from quizzer.grading.verdict import grade
@@ -66,17 +66,24 @@ def test_a_part_right_on_a_carried_value_says_so_and_a_plainly_right_part_has_no
     assert notes(parts_feedback_markdown(item, grade_instance(item, right), right, with_solution=False)) == []
 
 
+class Pane(App[None]):
+    """The app's stylesheet around one question's Markdown, standing in for the app's question pane."""
+
+    CSS_PATH = Path(quizzer.tui.app.__file__).parent / quizzer.tui.app.QuizzerApp.CSS_PATH
+
+    def __init__(self, markdown: str) -> None:
+        super().__init__()
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(self.markdown)
+
+
 def test_a_title_longer_than_the_pane_wraps_instead_of_being_cut_off() -> None:
     """Q281's title in the app at 80 columns ended "…, outpu": Textual sizes an H3 to its text unless told
-    (here a 60-column pane, narrower than the title, stands in for the app's question pane)."""
-    class Pane(App[None]):
-        CSS_PATH = Path(quizzer.tui.app.__file__).parent / quizzer.tui.app.QuizzerApp.CSS_PATH
-
-        def compose(self) -> ComposeResult:
-            yield Markdown(question_markdown(instance("2024T3_Q1_NA Q281", 0), "1. "))
-
+    (here a 60-column pane, narrower than the title)."""
     async def title_size() -> tuple[int, int]:
-        app = Pane()
+        app = Pane(question_markdown(instance("2024T3_Q1_NA Q281", 0), "1. "))
         async with app.run_test(size=(60, 24)) as pilot:
             await pilot.pause()
             size = app.query_one(MarkdownH3).size
@@ -84,6 +91,23 @@ def test_a_title_longer_than_the_pane_wraps_instead_of_being_cut_off() -> None:
 
     width, height = asyncio.run(title_size())
     assert len(instance("2024T3_Q1_NA Q281", 0).title) > 60 and width <= 60 and height >= 2
+
+
+def test_a_printed_output_wider_than_the_pane_wraps_instead_of_being_cut_off() -> None:
+    """At 80 columns a student saw 'max |manual - torch.nn.MultiheadAttention' without the '=0.00000009' the
+    question asks about: Textual scrolls a code block sideways with no scroll bar."""
+    item = instance("practice/w1c-float-agreement", 0)
+
+    async def fence() -> tuple[int, int, int]:
+        app = Pane(question_markdown(item, "1. "))
+        async with app.run_test(size=(80, 40)) as pilot:
+            await pilot.pause()
+            block = app.query_one(MarkdownFence)
+            return block.max_scroll_x, block.size.width, block.query_one(Label).size.height
+
+    hidden, width, height = asyncio.run(fence())
+    printed = next(line for line in item.prompt.splitlines() if "MultiheadAttention" in line)
+    assert len(printed) > width and hidden == 0 and height > 3  # the three printed lines, the long ones wrapped
 
 
 def test_a_matrix_answer_and_the_expected_one_are_drawn_as_grids() -> None:
