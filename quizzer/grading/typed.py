@@ -66,7 +66,9 @@ _SYMBOLS = str.maketrans({
     "∗": "*", "∕": "/", "⁄": "/",
 })
 _VULGAR_AFTER_DIGIT = re.compile(r"[0-9]\s*[½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞]")
-_LEADING_DECORATION = re.compile(r"^(?:=|≈|~|≃)\s*")
+# "≈ 0.73", and the name of what is given as on paper: "y = [-0.05, 0.1]", "d_k = 64", "W^O ≈ …" (a student's
+# vector was refused as "could not read … as a number").
+_LEADING_DECORATION = re.compile(r"^(?:[^\W\d][\w^{}']*\s*)?(?:=|≈|~|≃)\s*")
 _ASCII_SPACE = re.compile(r"[\t\v\f\x1c-\x1f]")
 _ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
 

@@ -85,6 +85,8 @@ NUMBER_FORMS = [
     _case("\u00a00.5\u3000", 0.5, "nbsp-and-fullwidth-space"),
     _case("０.５", 0.5, "fullwidth-digits"),
     _case("≈ 0.7311", 0.7311),
+    _case("p = 0.7311", 0.7311, "named"),
+    _case("d_k ≈ 0.7311", 0.7311, "named-with-subscript"),
     _case("½", 0.5),
     _case("SQRT(4)", 2.0),
 ]
@@ -199,6 +201,7 @@ def test_read_real_keeps_literals_exact() -> None:
 
 VECTOR_FORMS = [
     _case("[0.5, 1]", [0.5, 1.0]),
+    _case("y = [0.5, 1]", [0.5, 1.0], "named"),
     _case("(0.5, 1)", [0.5, 1.0]),
     _case("0.5 1", [0.5, 1.0]),
     _case("0.5, 1", [0.5, 1.0]),
