@@ -157,6 +157,11 @@ def test_table_lists_answers_newest_first_and_the_plot_has_data(new_app: Callabl
                 ["Wed 09:00", Q277, "✘ incorrect", "0%", "40 s"],
             ]
             assert cells[-1][5] == app.study.catalog.misconceptions["counted_nonexistent_biases"].title
+            table.move_cursor(row=table.row_count - 1)  # the oldest answer, in full under the table
+            await pilot.pause()
+            detail = str(screen.query_one("#history-detail", Static).render())
+            mistake = app.study.catalog.misconceptions["counted_nonexistent_biases"].title
+            assert detail == f"{app.study.templates[Q277].title}  {Q277} · mistake: {mistake}"
             assert "2 topics" in str(screen.query_one("#history-summary", Static).render())
 
             plot = screen.query_one("#history-plot", PlotextPlot)

@@ -127,6 +127,7 @@ class HistoryScreen(Screen[None]):
             yield Static("", id="history-legend")
             yield PlotextPlot(id="history-plot")
             yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="history-detail")
         yield SteadyFooter()
 
     def on_mount(self) -> None:
@@ -165,6 +166,17 @@ class HistoryScreen(Screen[None]):
                           f"{attempt.seconds:.0f} s" if attempt.seconds is not None else "–",
                           cell(self._misconception(attempt.misconception)), key=str(attempt.id))
         table.move_cursor(row=row, animate=False)
+
+    @on(DataTable.RowHighlighted, "#history-table")
+    def answer_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The highlighted answer's question by its title and its mistake in full: at 80 columns both columns
+        are cut to a dozen characters ("Used n-1 in …")."""
+        attempt = next(a for a in self.attempts if str(a.id) == event.row_key.value)
+        template = self.study.templates.get(attempt.template_key)
+        title = template.title if template else shown_key(attempt.template_key)
+        mistake = self._misconception(attempt.misconception)
+        self.query_one("#history-detail", Static).update(Text.assemble(
+            (title, "bold"), f"  {_question(attempt)}", *((" · ", ("mistake: ", "dim"), mistake) if mistake else ())))
 
     def _summary(self) -> str:
         """How many answers, how many marked right, how many self-rated (as the mock exam counts them)."""
