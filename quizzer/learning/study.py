@@ -164,8 +164,16 @@ class Study:
 
     # --- practising ------------------------------------------------------------------------
 
-    def next(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None) -> Question:
-        """The next question for this learner within the filters, with a fresh seed."""
+    def next(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None,
+             key: str | None = None) -> Question:
+        """The next question for this learner within the filters, with a fresh seed; ``key``: that question
+        again and again with fresh numbers (a student chose it in the bank)."""
+        if key is not None:
+            if key not in self.templates:
+                raise LookupError(f"no question {key!r} in this bank")
+            self.recent.append(key)
+            return Question(make_instance(self.templates[key], self.rng.randrange(1, 1_000_000)),
+                            "the question you chose in the bank, with fresh numbers each time")
         candidates = [t for t in self.templates.values()
                       if (topic is None or topic in t.topics) and (week is None or t.week == week)
                       and (paper is None or t.paper == paper)]

@@ -25,6 +25,7 @@ from quizzer.tui.widgets.key_gate import GatedApp
 
 if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after the first paint
     from quizzer.learning.study import Study
+    from quizzer.tui.screens.browser import BankBrowserScreen
 
 PAINT_WAIT_S = 2.0
 
@@ -120,11 +121,16 @@ class QuizzerApp(GatedApp):
     def practise(self, event: DashboardScreen.PractiseRequested) -> None:
         self.push_practice(topic=event.topic)
 
-    def push_practice(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
+    def on_bank_browser_screen_practise_requested(self, event: BankBrowserScreen.PractiseRequested) -> None:
+        """``p`` in the bank browser: that question (a handler by name: the browser is imported when opened)."""
+        self.push_practice(key=event.key)
+
+    def push_practice(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None,
+                      key: str | None = None) -> None:
         from quizzer.tui.screens.practice import PracticeScreen
 
         if self.study is not None:
-            self.push_screen(PracticeScreen(self.study, topic=topic, week=week, paper=paper),
+            self.push_screen(PracticeScreen(self.study, topic=topic, week=week, paper=paper, key=key),
                              callback=lambda _: self.refresh_dashboard())
 
     def action_help(self) -> None:

@@ -15,6 +15,7 @@ from quizzer.bank.models import Attempt
 from quizzer.templates.schema import Template
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.browser import BankBrowserScreen, BankQuery, column_widths, natural_order, shown_key
+from quizzer.tui.screens.practice import PracticeScreen
 from tests.tui.conftest import loaded
 
 Q277 = "2024T3_Q1_NA Q277"  # the notes' output layer: V = 37,000, d = 512, 18,944,000 parameters
@@ -138,6 +139,35 @@ def test_no_match_says_so(new_app: Callable[..., QuizzerApp]) -> None:
             assert rows(screen) == [] and "No template matches" in preview(screen)
 
     asyncio.run(scenario())
+
+
+def test_p_practises_the_highlighted_question_with_fresh_numbers(new_app: Callable[..., QuizzerApp],
+                                                                   isolated_bank: Path) -> None:
+    """A student found a question in the bank and had to guess which topic to practise to meet it."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await open_browser(app, pilot)
+            await pilot.press("slash", *"q277", "enter", "p")  # "p" in the search box is a letter; out of it, practise
+            await pilot.pause()
+            practice = app.screen
+            assert isinstance(practice, PracticeScreen) and practice.question is not None
+            first = practice.question.instance
+            assert first.key == Q277 and "chose in the bank" in str(practice.query_one("#reason", Static).render())
+            await pilot.press(*first.answer_text, "enter")
+            await pilot.pause()
+            await pilot.press("n")
+            await pilot.pause()
+            again = practice.question.instance
+            assert again.key == Q277 and again.seed != first.seed  # the same question, fresh numbers
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen
+
+    asyncio.run(scenario())
+    with Session(open_bank(str(isolated_bank))) as session:
+        assert [(a.template_key, a.verdict) for a in session.exec(select(Attempt)).all()] == [(Q277, "correct")]
 
 
 def run_before_browsing(*keys: str) -> Callable[[Any], Any]:

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.events import Resize
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Markdown, Select, Static
@@ -105,9 +106,11 @@ class BankBrowserScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("slash", "focus_search", "Search"),
-        # Priority, so they also work in the seed box; check_action leaves them to the search box.
+        Binding("p", "practise", "Practise"),  # typed into the search or seed box when one has the focus
+        # Priority, so they also work in the seed box; check_action leaves them to the search box.  The seed row
+        # says "+/- step", so the footer (full at 80 columns) shows only one of them.
         Binding("plus", "step_seed(1)", "Next seed", key_display="+", priority=True),
-        Binding("minus", "step_seed(-1)", "Previous seed", key_display="-", priority=True),
+        Binding("minus", "step_seed(-1)", "Previous seed", key_display="-", priority=True, show=False),
     ]
 
     seed: reactive[int] = reactive(CANONICAL_SEED, init=False)
@@ -228,6 +231,20 @@ class BankBrowserScreen(Screen[None]):
             preview.update(about + preview_markdown(make_instance(template, self.seed)))
         except TemplateError as exc:
             preview.update(f"{about}*Seed {self.seed} cannot be built for this template:* {exc}")
+
+    class PractiseRequested(Message):
+        """Practise this question (its key), with fresh numbers each time."""
+
+        def __init__(self, key: str) -> None:
+            self.key = key
+            super().__init__()
+
+    def action_practise(self) -> None:
+        """Practise the highlighted question (a student found a question here and had to guess which topic to
+        practise to meet it)."""
+        key = self._highlighted_key()
+        if key is not None:
+            self.post_message(self.PractiseRequested(key))
 
     @on(DataTable.RowSelected, "#browser-table")
     def read_preview(self) -> None:

@@ -46,7 +46,7 @@ HELP = """\
 ### Bank browser
 
 - `/` search by key, title or topic; `tab` on to the topic, week, paper and kind filters
-- `↑` `↓` choose a question, previewed with its solution
+- `↑` `↓` choose a question, previewed with its solution · `p` practise it, with fresh numbers each time
 - `+` `-` the next / previous seed (fresh numbers) · `escape` back
 
 ### History

@@ -73,6 +73,7 @@ class PracticeFilters(TypedDict):
     topic: str | None
     week: int | None
     paper: str | None
+    key: str | None
 
 
 class PracticeScreen(Screen[None]):
@@ -91,10 +92,10 @@ class PracticeScreen(Screen[None]):
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
-                 paper: str | None = None) -> None:
+                 paper: str | None = None, key: str | None = None) -> None:
         super().__init__()
         self.study = study
-        self.filters: PracticeFilters = {"topic": topic, "week": week, "paper": paper}
+        self.filters: PracticeFilters = {"topic": topic, "week": week, "paper": paper, "key": key}
         self.question: Question | None = None
         self.shown_at = 0.0
         self.answered = False
