@@ -63,8 +63,9 @@ class PartsBox(Vertical):
         about) were scrolled away by part (c) to show (a) and (b) again; ctrl+b brings a part back whole."""
         lines = [f"**({part.label})** Your answer: `{typed}`  "
                  for part, typed in zip(self.instance.parts, self.answers, strict=False)]
-        if lines:
-            lines += ["*ctrl+b: back to the previous part*", ""]
+        if lines:  # the last answered part is the one ctrl+b goes back to
+            lines[-1] = lines[-1].rstrip() + " · *ctrl+b changes it*"
+            lines.append("")
         current = self.instance.parts[len(self.answers)]
         lines += [f"**({current.label})** {render_math(current.question.prompt.strip())} "
                   f"*({current.question.points:g} marks; part {len(self.answers) + 1} of {len(self.instance.parts)})*"]
