@@ -118,7 +118,8 @@ def _cloze(question: Question) -> tuple[str, str, str]:
         if printed:
             return f"<td>{_number(value)}</td>"
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
-        return f"<td>{{1:NUMERICAL:={_number(value)}:{_number(tolerance)}}}</td>"
+        # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
+        return f"<td>{{1:NUMERICAL:={_shown(value, tolerance)}:{_number(tolerance)}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]

@@ -137,11 +137,14 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
         assert [a.findtext("text") for a in answers if a.get("fraction") == "100"] == [expected]
     elif kind == "cloze":
         # A cell is a blank, or an entry the question gives away (given_entries), printed.
-        cells = re.findall(r"<td>(?:\{1:NUMERICAL:=([^:]+):[^}]*\}|([^<{]+))</td>",
+        # A blank shows its answer rounded within 1/100 of its tolerance (test_moodle_rules checks the rounding).
+        cells = re.findall(r"<td>(?:\{1:NUMERICAL:=([^:]+):([^}]*)\}|([^<{]+))</td>",
                            question.findtext("questiontext/text"))
         flat = [x for row in instance["answer"] for x in (row if isinstance(row, list) else [row])]
-        assert [float(blank or printed) for blank, printed in cells] == pytest.approx(flat)
-        assert any(blank for blank, _ in cells)
+        assert len(cells) == len(flat)
+        for (blank, tolerance, printed), x in zip(cells, flat, strict=True):
+            assert float(blank or printed) == pytest.approx(x, abs=float(tolerance or 0) / 100 + 1e-9)
+        assert any(blank for blank, _, _ in cells)
     elif kind == "shortanswer":
         assert fractions and fractions[0] == 100 and answers[0].findtext("text")
     elif kind == "ordering":  # the steps in their right order, numbered 1…n (test_export_order checks the texts)

@@ -89,6 +89,20 @@ def test_the_shown_correct_answer_is_rounded_yet_graded_as_quizzer_grades(tmp_pa
         assert abs(float(shown) - exact) <= tolerance / 100 + 1e-12, (shown, exact, tolerance)
 
 
+def test_a_clozes_blanks_show_rounded_answers_yet_grade_as_quizzer_grades(tmp_path: Path) -> None:
+    """A teacher saw {1:NUMERICAL:=0.10632292350605871:0.0005}: Moodle shows that as the right answer."""
+    answers = instances("--seed", "3")
+    clozes = [q for q in moodle(tmp_path, "--seed", "3") if q.get("type") == "cloze"]
+    assert clozes
+    for question in clozes:
+        blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}]+)\}", question.findtext("questiontext/text") or "")
+        exact = [x for row in answers[question.findtext("idnumber")]["answer"]
+                 for x in (row if isinstance(row, list) else [row])]
+        for shown, tolerance in blanks:
+            assert len(re.sub(r"^[-0.]+|[.e].*$|\.", "", shown.replace(".", ""))) <= 10, shown
+            assert any(abs(float(shown) - x) <= float(tolerance) / 100 + 1e-12 for x in exact), (shown, tolerance)
+
+
 def test_token_ids_in_a_cloze_are_exact(tmp_path: Path) -> None:
     question = moodle(tmp_path, "--key", TOKEN_IDS, "--seed", "0")[0]
     blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}]+)\}", question.findtext("questiontext/text") or "")
