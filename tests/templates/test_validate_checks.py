@@ -171,3 +171,29 @@ def write_to(folder: Path, text: str) -> Path:
     path = folder / "t.yaml"
     path.write_text(text, encoding="utf-8")
     return path
+
+
+SOFTMAX = textwrap.dedent("""\
+    key: practice/lint-softmax
+    title: One softmax weight
+    week: 1
+    topics: [softmax]
+    difficulty: 1
+    source: tests
+    kind: number
+    params: {z: {int: [1, 3]}}
+    prompt: What is the softmax weight of the first of the logits [{{ z }}, 0]? Give 4 decimals.
+    answer: exp(z) / (exp(z) + 1)
+    tolerance: {abs: 0.0005}
+    solution: It is {{ fmt(answer, 4) }}.
+    """)
+
+
+def test_a_tolerance_wider_than_the_precision_asked_is_refused_by_its_field(tmp_path: Path) -> None:
+    """A teacher's 'Give 4 decimals' with abs: 0.5 marked 0.01 right for 0.4442 and was called valid."""
+    assert passes(tmp_path, SOFTMAX)
+    wide = SOFTMAX.replace("{abs: 0.0005}", "{abs: 0.5}")
+    line = wide.splitlines().index("tolerance: {abs: 0.5}") + 1
+    assert refusal(tmp_path, wide).endswith(
+        "field 'tolerance.abs': 0.5 accepts answers 5,000 units of the last digit away, where the prompt asks for "
+        f"4 decimals: give at most 0.001, or ask for fewer digits (line {line})")
