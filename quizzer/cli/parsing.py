@@ -60,8 +60,27 @@ class Parser(argparse.ArgumentParser):
     def parse_known_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                          namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         self._add_arguments()
-        words = sys.argv[1:] if args is None else list(args)
-        return super().parse_known_args(self._values_may_start_with_a_dash(words), namespace)
+        words = self._values_may_start_with_a_dash(sys.argv[1:] if args is None else list(args))
+        self._each_value_once(words)
+        return super().parse_known_args(words, namespace)
+
+    def _each_value_once(self, words: list[str]) -> None:
+        """An option of one value given twice is refused: argparse keeps the last silently, and a teacher's
+        ``export --topic softmax --topic causal_self_attention`` made a paper of the second topic alone."""
+        given: dict[argparse.Action, tuple[str, str]] = {}
+        for at, word in enumerate(words):
+            if word == "--" or (self._subparsers is not None and not word.startswith("-")):
+                return  # the rest is a subcommand's, or positional
+            flag, equals, value = word.partition("=")
+            action = self._option_string_actions.get(flag)
+            if not isinstance(action, argparse._StoreAction):  # an answer (append), a switch, a value
+                continue
+            value = value if equals else (words[at + 1] if at + 1 < len(words) else "")
+            if action in given:
+                first_flag, first = given[action]
+                raise UsageError(f"{flag} is given twice ({first_flag} {first!r}, then {value!r}): give it once",
+                                 self.prog)
+            given[action] = flag, value
 
     def format_help(self) -> str:
         self._add_arguments()

@@ -132,6 +132,12 @@ def test_bad_input_exits_2_with_one_line(args: tuple[str, ...]) -> None:
     (("progress", "exprot"), "unknown command 'exprot' (did you mean 'export'?) (see 'quizzer progress --help')"),
     (("shw", KEY), "unknown command 'shw' (did you mean 'show'?) (see 'quizzer --help')"),
     (("--profile",), "argument --profile: expected one argument (see 'quizzer --help')"),
+    # A teacher's two topics made a paper of the second alone: argparse keeps the last value of an option.
+    (("export", "--topic", "softmax", "--topic=causal_self_attention"),
+     "--topic is given twice (--topic 'softmax', then 'causal_self_attention'): give it once "
+     "(see 'quizzer export --help')"),
+    (("generate", "-n", "2", "-n=3"),
+     "-n is given twice (-n '2', then '3'): give it once (see 'quizzer generate --help')"),
 ])
 def test_usage_errors_are_one_line_naming_the_help_to_read(args: tuple[str, ...], line: str) -> None:
     assert run(*args) == (2, "", f"quizzer: {line}\n")
