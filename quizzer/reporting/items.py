@@ -18,7 +18,8 @@ Attempts, wrong answers, mistakes and the median time count every attempt.
 
 **Flags** (each with its reason; only on questions with ``MIN_ITEM_LEARNERS`` learners):
 too easy (facility > ``TOO_EASY``), too hard (< ``TOO_HARD``), not discriminating
-(discrimination < ``LOW_DISCRIMINATION``, or negative: a likely wrong key), and a mistake the
+(discrimination < ``LOW_DISCRIMINATION``, or negative: a likely wrong key; only with
+``MIN_DISCRIMINATION_LEARNERS`` learners), and a mistake the
 upper third makes more often than the lower third: at least ``MIN_UPPER_MISTAKES`` times, and
 more often by a two-proportion z of at least ``MISTAKE_Z`` (so that chance alone rarely flags a
 mistake both thirds make about as often): a sign of a wrong key or a misleading prompt.
@@ -53,6 +54,9 @@ TOO_HARD = 0.2
 LOW_DISCRIMINATION = 0.1
 MIN_ITEM_LEARNERS = 5
 MIN_UPPER_MISTAKES = 3
+# Discrimination flags wait for this many learners: over fewer, a correlation's standard error (about
+# 1/sqrt(n - 1)) is wider than the 0.1 that separates a useful question from a useless one by far.
+MIN_DISCRIMINATION_LEARNERS = 20
 MISTAKE_Z = 2.0  # one-sided, about a 2% chance of flagging a mistake the thirds make alike
 MIN_IRT_LEARNERS = 30
 TOP_WRONG = 3
@@ -215,14 +219,13 @@ def _flags(facility: float, discrimination: float | None, thirds: list[list[Clas
     if facility < TOO_HARD:
         flags.append(Flag("too-hard", f"facility {facility:.2f} < {TOO_HARD}: almost everybody is wrong",
                           scores, "mean first-try score"))
-    if discrimination is not None and discrimination < 0:
-        flags.append(Flag("not-discriminating", f"discrimination {discrimination:+.2f} is negative: the weaker "
-                                                "learners do better here; check the key", scores,
-                          "mean first-try score"))
-    elif discrimination is not None and discrimination < LOW_DISCRIMINATION:
-        flags.append(Flag("not-discriminating", f"discrimination {discrimination:+.2f} < {LOW_DISCRIMINATION}: "
-                                                "the score says little about the learner", scores,
-                          "mean first-try score"))
+    # Over a handful of learners a correlation is noise: six learners flagged a right key "check the key".
+    if discrimination is not None and sum(map(len, thirds)) >= MIN_DISCRIMINATION_LEARNERS:
+        weak = (f"discrimination {discrimination:+.2f} is negative: the weaker learners do better here; check the key"
+                if discrimination < 0 else f"discrimination {discrimination:+.2f} < {LOW_DISCRIMINATION}: "
+                "the score says little about the learner" if discrimination < LOW_DISCRIMINATION else None)
+        if weak:
+            flags.append(Flag("not-discriminating", weak, scores, "mean first-try score"))
     lower, _, upper = thirds
     made = [Counter(a.misconception for a in group if a.misconception) for group in (lower, upper)]
     for mistake, count in sorted(made[1].items()):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from bench.simulated_class import SimulatedClass, record_class, simulate_class, spearman
-from quizzer.reporting.items import MIN_IRT_LEARNERS, analyse_items
+from quizzer.reporting.items import MIN_DISCRIMINATION_LEARNERS, MIN_IRT_LEARNERS, analyse_items
 from quizzer.reporting.rasch import fit_rasch
 from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template
@@ -71,6 +71,15 @@ def test_a_wrong_key_is_flagged_as_negatively_discriminating(simulated: Simulate
     honest = [item for key, item in items.items() if key != simulated.broken]
     assert all(item.discrimination is not None and item.discrimination > 0 for item in honest)
     assert not any(f.kind == "upper-mistake" for item in honest for f in item.flags)
+
+
+def test_discrimination_is_not_judged_over_a_handful_of_learners(templates: dict[str, Template]) -> None:
+    """A teacher's six learners flagged a right key "check the key" (discrimination -0.01): noise, not a key."""
+    few = simulate_class(list(templates.values()), now=NOW, learners=MIN_DISCRIMINATION_LEARNERS - 1, items=20,
+                         broken=True)
+    analysis = analyse_items(few.answers, {k: templates[k] for k in few.difficulties})
+    assert any(item.discrimination is not None for item in analysis.items)  # measured, and shown
+    assert not any(f.kind == "not-discriminating" for item in analysis.items for f in item.flags)
 
 
 def test_facility_and_discrimination_match_an_independent_computation(simulated: SimulatedClass,
