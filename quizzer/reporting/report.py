@@ -227,6 +227,13 @@ def _hardest(mine: Mapping[str, list[ClassAttempt]], scoped: Mapping[str, Templa
     return sorted(rows, key=lambda row: (row.first_try_accuracy, -row.learners, row.key))[:HARDEST]
 
 
+def quartile_shown(quartile: float, mine: float) -> str:
+    """The quartile as a percentage, with a decimal or two when whole percents would show the learner's own
+    mastery equal to it ("eve 20% … below the lower quartile (20%)": 19.7% against 20.2%)."""
+    decimals = next((d for d in (0, 1) if f"{quartile:.{d}%}" != f"{mine:.{d}%}"), 2)
+    return f"{quartile:.{decimals}%}" + (f"; {mine:.{decimals}%} here" if decimals else "")
+
+
 def _behind(mine: Mapping[str, list[ClassAttempt]], means: Mapping[str, float], lower: float | None,
             now: datetime) -> list[LearnerBehind]:
     since = now - timedelta(days=RECENT_DAYS)
@@ -235,7 +242,7 @@ def _behind(mine: Mapping[str, list[ClassAttempt]], means: Mapping[str, float], 
         recent = sum(as_utc(a.at) >= since for a in history)
         reasons = []
         if lower is not None and means[name] < lower:
-            reasons.append(f"mastery below the lower quartile ({lower:.0%})")
+            reasons.append(f"mastery below the lower quartile ({quartile_shown(lower, means[name])})")
         if recent < RECENT_MINIMUM:
             reasons.append(f"{recent} answer{'s' if recent != 1 else ''} in {RECENT_DAYS} days")
         if reasons:

@@ -13,7 +13,15 @@ import pytest
 
 from quizzer.learning.mastery import DEFAULTS
 from quizzer.reporting.render import RENDERERS
-from quizzer.reporting.report import BINS, MIN_LEARNERS, RECENT_MINIMUM, ClassAttempt, ClassReport, build_report
+from quizzer.reporting.report import (
+    BINS,
+    MIN_LEARNERS,
+    RECENT_MINIMUM,
+    ClassAttempt,
+    ClassReport,
+    build_report,
+    quartile_shown,
+)
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.loader import load_path
 from quizzer.templates.schema import Template
@@ -111,6 +119,11 @@ def test_who_is_behind_and_why(report: ClassReport) -> None:
     assert "learner29" not in behind  # the strongest, active learner
     assert all(b.recent_attempts < RECENT_MINIMUM or b.mean_mastery < report.lower_quartile  # type: ignore[operator]
                for b in report.behind)
+
+
+def test_a_learner_just_below_the_quartile_is_shown_with_the_decimal_that_tells_them_apart() -> None:
+    """A teacher read "eve 20% … mastery below the lower quartile (20%)": 19.7% against 20.2%."""
+    assert quartile_shown(0.2015, 0.197) == "20.2%; 19.7% here" and quartile_shown(0.35, 0.2) == "35%"
 
 
 def test_a_paper_narrows_questions_and_topics(attempts: list[ClassAttempt], templates: dict[str, Template]) -> None:
