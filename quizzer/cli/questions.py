@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quizzer.cli.parsing import arg, at_least, between, takes
-from quizzer.cli.shared import JSON, SELECTION, bank_session, check_filters, one_question
+from quizzer.cli.shared import JSON, SELECTION, bank_session, check_filters, note_repeats, one_question
 from quizzer.templates import VALIDATION_SEEDS
 
 TEMPLATE_PATHS = arg("paths", nargs="*", type=Path, metavar="PATH",
@@ -206,6 +206,7 @@ def generate(key: list[str] | None, topic: str | None, week: int | None, paper: 
             check_filters(topic=topic, paper=paper)
             instances = choose_instances(session=session, keys=key or (), topic=topic, week=week, paper=paper,
                                          n=n, seed=seed)
+    note_repeats([instance.key for instance in instances])
     if fmt == "json":
         print(render_json(instances, solutions=solutions))
         return

@@ -83,3 +83,13 @@ def check_filters(*, topic: str | None, paper: str | None) -> None:
     if paper and paper not in catalog.papers:
         hint = did_you_mean(paper, catalog.papers) or f"; papers: {', '.join(catalog.papers)}"
         raise UserError(f"unknown paper {paper!r}{hint}", where="--paper")
+
+
+def note_repeats(keys: list[str]) -> None:
+    """Say on stderr when ``-n`` asked for more questions than the selection holds: the rest repeat its
+    questions with other numbers (a teacher found Q113 three times on a paper of 40 and was not told)."""
+    distinct = len(set(keys))
+    if distinct < len(keys):
+        match = "1 question matches" if distinct == 1 else f"{distinct} questions match"
+        print(f"quizzer: note: {match}, so {len(keys) - distinct} of the {len(keys)} asked repeat "
+              f"{'it' if distinct == 1 else 'one of them'} with other numbers", file=sys.stderr)

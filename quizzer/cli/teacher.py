@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quizzer.cli.parsing import arg, at_least, takes
-from quizzer.cli.shared import SELECTION, bank_session, check_filters
+from quizzer.cli.shared import SELECTION, bank_session, check_filters, note_repeats
 from quizzer.common.errors import UserError
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
         check_filters(topic=topic, paper=paper)
         instances = choose_instances(session=session, keys=selection.keys, topic=topic, week=week, paper=paper,
                                      n=n, seed=selection.seed)
+        note_repeats([instance.key for instance in instances])
         if versions > 1:
             from quizzer.bank.store import get_template
             from quizzer.export.versions import export_versions, version_instances

@@ -259,3 +259,11 @@ def test_grading_a_recall_card_prints_the_rating_then_the_model_answer() -> None
     assert (first, blank, heading) == ("RATED GOOD (score 1) — well done.", "", "Model answer:")
     assert "Q = XW^Q" in out and "you answered" not in out and answer[-1].strip() != "."
     assert all(line.startswith("  ") or not line for line in answer)
+
+
+def test_asking_for_more_questions_than_match_says_they_repeat() -> None:
+    """A teacher's paper of 40 from a topic of 17 questions held Q113 three times, and nothing said so."""
+    code, out, err = run("generate", "--paper", "2025T3_Q2_NA", "-n", "5", "--seed", "1", "--format", "json")
+    assert code == 0 and len(json.loads(out)) == 5
+    assert err == "quizzer: note: 3 questions match, so 2 of the 5 asked repeat one of them with other numbers\n"
+    assert run("generate", "--paper", "2025T3_Q2_NA", "-n", "3", "--seed", "1", "--format", "json")[2] == ""
