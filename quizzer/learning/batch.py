@@ -3,9 +3,11 @@
 This is how a teacher marks a class's answers collected elsewhere (a form, a transcribed paper).
 The file is CSV with the header ``key,seed,answer[,learner,seconds]``, or JSON Lines with those
 fields (``{"key": …, "seed": …, "answer": …}``, ``learner`` and ``seconds`` optional); which one is
-told by its first character.  Each line is graded exactly as the app grades it and, unless it is a
-dry run, recorded by :meth:`Study.record` — the one path every answer takes — as an attempt of its
-learner (created if new; the current profile when the line names none), with its review card.  The
+told by its first character.  A line answers one part of a multi-part question, named by its key and
+label (``practice/warmup-chain (b)``) or by the part's routed ID.  Each line is graded exactly as the
+app grades it and, unless it is a dry run, recorded by :meth:`Study.record` — the one path every
+answer takes — as an attempt of its learner (created if new; the current profile when the line names
+none), with its review card.  The
 answers, and the profiles of new learners, are committed together after the last line, not one by
 one: a class's file is one piece of work, recorded whole or not at all.
 
@@ -20,6 +22,7 @@ import csv
 import io
 import json
 import math
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -40,6 +43,7 @@ from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.parts import LABELS
 from quizzer.templates.schema import Template
 
+_LABELLED = re.compile(r"(?P<key>.+?)\s*\((?P<label>[a-h])\)")
 REQUIRED = ("key", "seed", "answer")
 OPTIONAL = ("learner", "seconds")
 INSTANCES_KEPT = 4096  # a class answering one paper shares a few (key, seed) pairs: compute each once
@@ -199,19 +203,25 @@ class BatchGrader:
                            lambda: grade(instance.spec, line.answer))
 
     def _instance(self, line: Line) -> tuple[Instance, int | None]:
-        """The instance a line answers, and the part of it (a chain's part, by its routed ID), if any."""
-        key, part = self.parts.get(line.key, (line.key, None))
+        """The instance a line answers, and the part of it, if any: a chain's part by its routed ID, or by its
+        question's key and its label, ``KEY (b)`` (as history lists it: most parts carry no routed ID)."""
+        labelled = _LABELLED.fullmatch(line.key)
+        key, part = ((labelled["key"], LABELS.index(labelled["label"])) if labelled
+                     else self.parts.get(line.key, (line.key, None)))
         if key not in self.templates:
             self.templates[key] = stored_template(session=self.session, key=key)
         template = self.templates[key]
         if template is None:
             known = [*template_keys(session=self.session), *self.parts]
             raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, known)}")
+        labels = LABELS[:len(template.parts or ())]
         if template.parts and part is None:
-            labels = ", ".join(LABELS[:len(template.parts)])
-            raise BadLine(line.number, f"{line.key!r} is a multi-part question (parts {labels}): a line answers one "
-                                       "part by its routed ID; grade all parts together with 'quizzer grade KEY "
-                                       "--seed N --answer … --answer …'")
+            raise BadLine(line.number, f"{line.key!r} is a multi-part question (parts {', '.join(labels)}): a line "
+                                       f"answers one part, named '{key} (b)' or by its routed ID; or grade all "
+                                       "parts together with 'quizzer grade KEY --seed N --answer … --answer …'")
+        if part is not None and part >= len(labels):
+            raise BadLine(line.number, f"{key!r} has no part ({LABELS[part]})" + (
+                f": its parts are {', '.join(labels)}" if labels else ": it is a question of one part"))
         instance = _remembered(self.instances, (key, line.seed), INSTANCES_KEPT,
                                lambda: make_instance(template, line.seed))
         return instance, part

@@ -16,8 +16,10 @@ from quizzer.bank.store import find_question, import_templates
 from quizzer.learning.regrade import regrade
 from quizzer.learning.study import Study
 from quizzer.templates.catalog import load_catalog
+from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import load_text
 from quizzer.templates.validate import LoadedTemplate
+from tests.bundled_templates import bundled
 from tests.cli_runner import run
 
 CHAIN, Q280 = "2024T3_Q1_NA Q279", "2024T3_Q1_NA Q280"
@@ -140,6 +142,21 @@ def test_a_batch_grades_a_part_by_its_routed_id_and_refuses_a_whole_chain(bundle
     assert code == 2 and (first["verdict"], first["points"]) == ("correct", 2)
     assert "is a multi-part question (parts a, b, c)" in second["error"]
     assert rows(bundled_bank, "SELECT template_key, part FROM attempt") == [(CHAIN, "c")]
+
+
+def test_a_batch_names_a_part_without_a_routed_id_by_its_label(bundled_bank: Path, tmp_path: Path) -> None:
+    """A teacher could not mark a class's (b) from a file: it has no routed ID of its own."""
+    seed = 5
+    chain = make_instance(bundled()[CHAIN], seed)
+    b_right = chain.parts[1].question.answer_text
+    file = tmp_path / "class.csv"
+    file.write_text(f'key,seed,answer,learner\n"{CHAIN} (b)",{seed},"{b_right}",ada\n'
+                    f'"{CHAIN} (d)",{seed},1,ada\n', encoding="utf-8")
+    code, out, _ = run("grade", "--batch", str(file))
+    marked, missing = (json.loads(line) for line in out.splitlines())
+    assert code == 2 and (marked["verdict"], marked["points"]) == ("correct", 2)
+    assert missing["error"] == f"'{CHAIN}' has no part (d): its parts are a, b, c"
+    assert rows(bundled_bank, "SELECT template_key, part, verdict FROM attempt") == [(CHAIN, "b", "correct")]
 
 
 def test_an_older_bank_stops_offering_a_single_question_a_chain_replaced(bundled_bank: Path) -> None:
