@@ -8,6 +8,8 @@ does so on every seed tried is never diagnosed, and is refused.
 
 A set of files is checked like a linter checks: every broken file is reported, each by its first
 problem, and the templates are returned only if none is broken (``quizzer add`` adds all or none).
+What each instance and the seeds together must satisfy is ``quizzer.templates.checks``; this module
+loads the files, renders the seeds within the validation budget, and names where a problem is.
 """
 
 from __future__ import annotations
@@ -23,18 +25,22 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types
 
 from quizzer.common.errors import FIELD_NAMED, TemplateError, TemplateErrors, did_you_mean
 from quizzer.grading.budget import Budget, processor_time
-from quizzer.grading.describe import describe
-from quizzer.grading.match import values_match
-from quizzer.grading.ordering import examined_pair_inverted
-from quizzer.grading.tolerance import Precision, Tolerance
-from quizzer.grading.verdict import grade
 from quizzer.templates import VALIDATION_SEEDS
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
-from quizzer.templates.draw import template_where, yaml_value
+from quizzer.templates.checks import (
+    check_answer_varies,
+    check_choices_drawn,
+    check_given_entries,
+    check_instance,
+    check_misconceptions_differ,
+    fail,
+    live_misconceptions,
+)
+from quizzer.templates.draw import template_where
 from quizzer.templates.formatting import show
-from quizzer.templates.instance import Instance, make_instance
+from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
-from quizzer.templates.parts import check_parts, in_part
+from quizzer.templates.parts import check_parts
 from quizzer.templates.schema import Template
 from quizzer.templates.schema_errors import line_of
 from quizzer.templates.sources import template_files
@@ -54,13 +60,13 @@ def check_references(template: Template, catalog: Catalog) -> None:
     topic's."""
     for i, topic in enumerate(template.topics):
         if topic not in catalog.topics:
-            _fail(template, f"topics.{i}", f"unknown topic {topic!r}{did_you_mean(topic, catalog.topics)}")
+            fail(template, f"topics.{i}", f"unknown topic {topic!r}{did_you_mean(topic, catalog.topics)}")
     # The week is the primary topic's ('list', 'generate' and 'export --week' select by the week): a question
     # filed under another week would be missing where its topic is taught.  A secondary topic may come from
     # another week (the bundled Week 2 questions that use Week 1's softmax or encoder parameters).
     primary = catalog.topics[template.topics[0]]
     if template.week != primary.week:
-        _fail(template, "week", f"week {template.week} is not the week of its first topic {primary.id!r}, "
+        fail(template, "week", f"week {template.week} is not the week of its first topic {primary.id!r}, "
               f"which data/topics.yaml puts in week {primary.week}")
     used = [(f"misconceptions.{i}.id", m.id) for i, m in enumerate(template.misconceptions)]
     used += [(f"parts.{i}.misconceptions.{j}.id", m.id) for i, part in enumerate(template.parts or ())
@@ -69,13 +75,13 @@ def check_references(template: Template, catalog: Catalog) -> None:
              if c.misconception]
     for field, misconception in used:
         if misconception not in catalog.misconceptions:
-            _fail(template, field, f"unknown misconception {misconception!r}"
+            fail(template, field, f"unknown misconception {misconception!r}"
                   f"{did_you_mean(misconception, catalog.misconceptions)} (see data/misconceptions.yaml)")
     routed = [("key", template.key)] if template.is_routed else []
     routed += [(f"parts.{i}.id", part.id) for i, part in enumerate(template.parts or ()) if part.id]
     for field, key in routed:
         if key not in catalog.records:
-            _fail(template, field, f"{key!r} is not a routed record in data/routing.yaml"
+            fail(template, field, f"{key!r} is not a routed record in data/routing.yaml"
                   f"{did_you_mean(key, catalog.records)}")
 
 
@@ -107,13 +113,13 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
         answers.add(instance.answer_text)
         for name, values in chosen.items():
             values.add(show(instance.values[name]))
-        for field, indices in _live_misconceptions(instance):
+        for field, indices in live_misconceptions(instance):
             live.setdefault(field, set()).update(indices)
-        _check_given_entries(template, instance, seed, given)
+        check_given_entries(template, instance, seed, given)
         spent.add(budget)
-    _check_answer_varies(template, answers, len(seeds))
-    _check_choices_drawn(template, chosen, len(seeds))
-    _check_misconceptions_differ(template, live, len(seeds))
+    check_answer_varies(template, answers, len(seeds))
+    check_choices_drawn(template, chosen, len(seeds))
+    check_misconceptions_differ(template, live, len(seeds))
     return len(seeds)
 
 
@@ -194,133 +200,7 @@ class ValidationSpend:
     def _refuse(self, what: str) -> None:
         costliest = max(self.fields, key=self.fields.__getitem__, default="answer")
         share = self.fields.get(costliest, 0) * 100 // max(self.cost, 1)
-        _fail(self.template, costliest, f"too costly to validate: {what}; this field does {share} % of the work")
-
-
-# What is true on every seed tried is judged only over this many seeds or more (``quizzer verify`` and the
-# bundled bank's import render one: a misconception may well give the right answer on seed 0).
-MIN_SEEDS_TO_JUDGE = 20
-
-
-def _check_answer_varies(template: Template, answers: set[str], count: int) -> None:
-    """A true/false or single-choice answer that is the same on every seed can be learned by position."""
-    if template.kind not in ("bool", "choice") or template.conceptual or len(answers) > 1 \
-            or count < MIN_SEEDS_TO_JUDGE:
-        return
-    (answer,) = answers
-    _fail(template, "answer", f"the answer is {answer!r} on every one of {count} seeds, so it can be learned by "
-          "position: let the numbers decide it, or declare 'conceptual: true' if it is a fact that never varies")
-
-
-def _check_choices_drawn(template: Template, chosen: dict[str, set[str]], count: int) -> None:
-    """A value of a ``choice`` parameter that ``require`` rules out on every draw is never asked about (a teacher
-    wrote ``require: [bias]`` over ``bias: {choice: [true, false]}`` and believed both were practised).
-
-    Judged over twenty seeds per value or more: a value the rules leave half its share of the draws is then
-    missed on fewer than one validation in 20,000, so one never drawn is ruled out, or as good as."""
-    for name, values in chosen.items():
-        options = template.params[name].choice or []
-        if count < max(MIN_SEEDS_TO_JUDGE, 20 * len(options)):
-            continue
-        for i, option in enumerate(options):
-            if show(yaml_value(option)) not in values:
-                _fail(template, f"params.{name}.choice.{i}",
-                      f"{name} = {show(option)} is never drawn in {count} seeds: 'require' rules it out; drop it "
-                      "from the choices, or loosen the rule that refuses it")
-
-
-def _check_given_entries(template: Template, instance: Instance, seed: int,
-                         seen: dict[tuple[str, tuple[int, ...]], tuple[float, int]]) -> None:
-    """An entry the prompt gives away (``given_entries``: a blocked key's 0, a BOS id) is the same whatever
-    the numbers drawn; one that changes with them is worked out, and listing it would take its credit away."""
-    questions = [("given_entries", instance)] + [
-        (f"parts.{i}.given_entries", part.question) for i, part in enumerate(instance.parts)]
-    for field, question in questions:
-        if question.spec.given is None:
-            continue
-        answer = np.asarray(question.answer, dtype=float)
-        for index in map(tuple, np.argwhere(question.spec.given)):
-            value = float(answer[index])
-            first, first_seed = seen.setdefault((field, index), (value, seed))
-            if abs(value - first) > 1e-12 * max(1.0, abs(first)):
-                entry = ", ".join(str(i + 1) for i in index)
-                _fail(template, field, f"entry {entry} is {value:.6g} on seed {seed} and {first:.6g} on seed "
-                      f"{first_seed}: an entry given away is the same whatever the numbers drawn (list only the "
-                      "entries the prompt fixes, such as a blocked key's weight 0)")
-
-
-def _live_misconceptions(instance: Instance) -> list[tuple[str, tuple[int, ...]]]:
-    """Each list of misconceptions (by field) with the indices of those that differ from the answer here."""
-    return [("misconceptions", instance.live_misconceptions)] + [
-        (f"parts.{i}.misconceptions", part.question.live_misconceptions) for i, part in enumerate(instance.parts)]
-
-
-def _check_misconceptions_differ(template: Template, live: dict[str, set[int]], count: int) -> None:
-    """``make_instance`` drops a misconception on a seed where it gives the correct answer; one that does on
-    every seed is never diagnosed: a learner making that mistake is simply right."""
-    if count < MIN_SEEDS_TO_JUDGE:
-        return
-    lists = [("misconceptions", template.misconceptions)]
-    lists += [(f"parts.{i}.misconceptions", part.misconceptions) for i, part in enumerate(template.parts or ())]
-    for field, misconceptions in lists:
-        for i, misconception in enumerate(misconceptions):
-            if i not in live.get(field, ()):
-                _fail(template, f"{field}.{i}", f"{misconception.id!r} gives the correct answer on every one of the "
-                      f"{count} seeds tried, so it is dropped on each and never diagnosed: compute the answer the "
-                      "mistake gives, or remove it")
-
-
-def check_instance(instance: Instance) -> None:
-    """One rendered instance (interpolation is already complete, or rendering would have failed)."""
-    for index, part in enumerate(instance.parts):  # each part is a question of its own, checked as one
-        try:
-            check_instance(part.question)
-        except TemplateError as exc:
-            raise in_part(exc, index) from None
-    if len(set(instance.choices)) != len(instance.choices):
-        raise TemplateError("field 'choices': two choices render to the same text")
-    if instance.kind in ("choice", "multi"):
-        return  # misconceptions there name distractors, which the schema keeps apart from correct choices
-    spec = instance.spec
-    _check_tolerance_within_precision(spec.tolerance, spec.precision)
-    # Typed as the learner would, each mistake is graded back as itself (one per live misconception, in order).
-    for mistake, index in zip(instance.mistakes, instance.live_misconceptions, strict=True):
-        if mistake.id is not None and (got := grade(spec, mistake.answer_text).misconception) != mistake.id:
-            raise TemplateError(f"field 'misconceptions.{index}' ({mistake.id}): its answer typed as printed "
-                                f"({mistake.answer_text}) is graded as {got or 'no misconception'}, so a learner "
-                                "making it would not hear about it")
-    for i, wrong in enumerate(spec.wrong_answers):  # those giving the correct answer were dropped for this seed
-        if spec.kind == "order" and examined_pair_inverted(wrong.value, spec.expected, spec.must_precede) is None:
-            field = f"misconceptions.{instance.live_misconceptions[i]}"
-            kept = grade(spec, describe("order", wrong.value)).score
-            raise TemplateError(f"field {field!r} ({wrong.id}): this order inverts no pair listed under "
-                                f"'must_precede', so the mistake keeps {kept:.0%} of the marks: list the pair of "
-                                "steps it puts the wrong way round")
-        for other in spec.wrong_answers[i + 1:]:
-            if np.shape(wrong.value) == np.shape(other.value) and values_match(
-                    spec.kind, wrong.value, other.value, spec.tolerance):
-                field = f"misconceptions.{instance.live_misconceptions[i]}"  # in the file, not among those kept
-                raise TemplateError(f"field {field!r} ({wrong.id}): gives the same answer as "
-                                    f"{other.id}, so feedback could not tell them apart")
-
-
-# A tolerance may accept this many units of the last digit the prompt asks for (the bundled bank's widest is 5):
-# wider, the question asks for digits that do not count ("Give 4 decimals" with abs: 0.5 marked 0.01 right for
-# 0.4442, and the mistakes it lists were refused as "gives the correct answer", blaming them).
-MAX_TOLERANCE_UNITS = 10
-
-
-def _check_tolerance_within_precision(tolerance: Tolerance, asked: Precision | None) -> None:
-    if asked is None:
-        return
-    if asked.unit == "decimals":
-        field, given, unit = "tolerance.abs", tolerance.abs, 10.0 ** -asked.digits
-    else:  # relative to a number whose first figure is 1, the least a unit of its last figure can be
-        field, given, unit = "tolerance.rel", tolerance.rel, 10.0 ** -(asked.digits - 1)
-    if given is not None and given > MAX_TOLERANCE_UNITS * unit * (1 + 1e-9):
-        raise TemplateError(f"field {field!r}: {given:g} accepts answers {given / unit:,.0f} units of the last "
-                            f"digit away, where the prompt asks for {asked.name()}: give at most "
-                            f"{MAX_TOLERANCE_UNITS * unit:g}, or ask for fewer digits")
+        fail(self.template, costliest, f"too costly to validate: {what}; this field does {share} % of the work")
 
 
 def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list[LoadedTemplate]:
@@ -395,7 +275,7 @@ def check_not_bundled(template: Template, path: Path, bundled: dict[str, Path]) 
     it differs from the bank, which would silently undo the change at the next start."""
     owner = bundled.get(template.key)
     if owner is not None and owner.resolve() != path.resolve():
-        _fail(template, "key", f"{template.key!r} is a bundled question ({owner}); give your version a key of "
+        fail(template, "key", f"{template.key!r} is a bundled question ({owner}); give your version a key of "
               "its own, e.g. 'practice/my-…', or edit the bundled file")
 
 
@@ -429,7 +309,3 @@ def _stated_key(path: Path) -> str | None:
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None  # not a template: refused on its own when it is validated
     return None
-
-
-def _fail(template: Template, field: str, message: str) -> None:
-    raise TemplateError(f"field {field!r}: {message}", where=template_where(template))

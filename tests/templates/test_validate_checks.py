@@ -12,7 +12,8 @@ import pytest
 
 from quizzer.common.errors import TemplateError
 from quizzer.templates.catalog import load_catalog
-from quizzer.templates.validate import MIN_SEEDS_TO_JUDGE, validate_files
+from quizzer.templates.checks import MIN_SEEDS_TO_JUDGE
+from quizzer.templates.validate import validate_files
 from tests.bundled_templates import bundled
 from tests.templates.test_validate_files import GOOD
 
