@@ -118,21 +118,22 @@ def analyse_items(attempts: Sequence[ClassAttempt], templates: Mapping[str, Temp
     """Item statistics, flags and (with enough learners) the Rasch fit for the questions in ``templates``."""
     mine = [a for a in attempts if a.key in templates]
     first = _first_tries(mine)
-    by_key: dict[str, list[ClassAttempt]] = defaultdict(list)
+    by_question: dict[str, list[ClassAttempt]] = defaultdict(list)  # a part of a chain is an item of its own
     for attempt in mine:
-        by_key[attempt.key].append(attempt)
+        by_question[attempt.question].append(attempt)
     rasch, rule = _rasch(first)
     totals = {learner: sum(a.score for a in answers.values()) for learner, answers in first.items()}
-    items = [_item(key, templates[key], by_key[key], first, totals, rasch)
-             for key in sorted(by_key, key=lambda k: (templates[k].paper or "~", k))]
+    items = [_item(question, templates[history[0].key], history, first, totals, rasch)
+             for question, history in sorted(by_question.items(),
+                                             key=lambda kv: (templates[kv[1][0].key].paper or "~", kv[0]))]
     return ItemAnalysis(items, _papers(items, mine, templates), rasch, rule)
 
 
 def _first_tries(attempts: Sequence[ClassAttempt]) -> dict[str, dict[str, ClassAttempt]]:
-    """Each learner's first attempt on each question: learner → key → attempt."""
+    """Each learner's first attempt on each question (each part of a chain): learner → question → attempt."""
     first: dict[str, dict[str, ClassAttempt]] = defaultdict(dict)
     for attempt in sorted(attempts, key=lambda a: as_utc(a.at)):
-        first[attempt.learner].setdefault(attempt.key, attempt)
+        first[attempt.learner].setdefault(attempt.question, attempt)
     return first
 
 
@@ -196,7 +197,7 @@ def _item(key: str, template: Template, history: Sequence[ClassAttempt],
     times = [a.seconds for a in history if a.seconds is not None]
     enough = len(firsts) >= MIN_ITEM_LEARNERS and all(thirds)
     return ItemStats(
-        key=key, title=template.title, paper=template.paper, attempts=len(history), learners=len(firsts),
+        key=key, title=history[0].title(template), paper=template.paper, attempts=len(history), learners=len(firsts),
         facility=facility, discrimination=discrimination, groups=(lower, middle, upper),
         wrong_answers=_shares(Counter(_shown(a.response, template) for a in wrong), len(wrong)),
         mistakes=_shares(Counter(a.misconception for a in wrong if a.misconception), len(wrong)),

@@ -28,9 +28,10 @@ def class_attempts(*, session: Session, keys: list[str] | None) -> list[ClassAtt
     """Every learner's attempts (on ``keys`` only, unless None), oldest first, with whose they are."""
     # Plain columns, not Attempt objects: a class has hundreds of thousands of attempts.
     # sqlmodel types select() for at most four columns (it takes any number), hence the annotation.
-    query: Select[str, str, int, str, float, str | None, float | None, datetime, str] = (
+    query: Select[str, str, int, str, float, str | None, float | None, datetime, str, str | None] = (
         select(Learner.name, Attempt.template_key, Attempt.seed, Attempt.verdict,  # type: ignore[call-overload]
-               Attempt.score, Attempt.misconception, Attempt.seconds, Attempt.created_at, Attempt.response)
+               Attempt.score, Attempt.misconception, Attempt.seconds, Attempt.created_at, Attempt.response,
+               Attempt.part)
         .join(Learner, col(Attempt.learner_id) == col(Learner.id))
         .order_by(col(Attempt.created_at), col(Attempt.id)))
     if keys is not None:

@@ -56,6 +56,18 @@ class ClassAttempt:
     seconds: float | None
     at: datetime
     response: str = ""  # as typed; only the item analysis reads it
+    part: str | None = None  # the part's label, for a part of a multi-part question
+
+    @property
+    def question(self) -> str:
+        """What was answered, as the report counts it: the question's key, or ``KEY (b)`` for a part of a
+        multi-part question.  Each part is asked and marked on its own: counted as the whole, a learner who
+        left (a) and (b) blank and got (c) right was "right first try" on it."""
+        return f"{self.key} ({self.part})" if self.part else self.key
+
+    def title(self, template: Template) -> str:
+        """The question's title, with the part's label."""
+        return f"{template.title} ({self.part})" if self.part else template.title
 
 
 @dataclass(frozen=True)
@@ -216,14 +228,16 @@ def _title(misconception: str, catalog: Catalog) -> str:
 
 def _hardest(mine: Mapping[str, list[ClassAttempt]], scoped: Mapping[str, Template]) -> list[HardQuestion]:
     first_tries: dict[str, list[bool]] = defaultdict(list)
+    titles: dict[str, str] = {}
     for history in mine.values():
         seen: set[str] = set()
         for attempt in sorted(history, key=lambda a: as_utc(a.at)):
-            if attempt.key not in seen:
-                seen.add(attempt.key)
-                first_tries[attempt.key].append(attempt.verdict == "correct")
-    rows = [HardQuestion(key, scoped[key].title, sum(tries) / len(tries), len(tries))
-            for key, tries in first_tries.items() if len(tries) >= MIN_LEARNERS]
+            if attempt.question not in seen:
+                seen.add(attempt.question)
+                first_tries[attempt.question].append(attempt.verdict == "correct")
+                titles[attempt.question] = attempt.title(scoped[attempt.key])
+    rows = [HardQuestion(question, titles[question], sum(tries) / len(tries), len(tries))
+            for question, tries in first_tries.items() if len(tries) >= MIN_LEARNERS]
     return sorted(rows, key=lambda row: (row.first_try_accuracy, -row.learners, row.key))[:HARDEST]
 
 

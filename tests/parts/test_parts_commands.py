@@ -159,6 +159,24 @@ def test_a_batch_names_a_part_without_a_routed_id_by_its_label(bundled_bank: Pat
     assert rows(bundled_bank, "SELECT template_key, part, verdict FROM attempt") == [(CHAIN, "b", "correct")]
 
 
+def test_the_report_counts_each_part_of_a_chain_as_a_question_of_its_own(bundled_bank: Path) -> None:
+    """A learner who left (a) and (b) blank and got (c) right was listed "right first try" on the chain."""
+    right = [str(a) for a in make_instance(bundled()[CHAIN], 0).answer]
+    for learner in ("ana", "bob", "cat"):
+        answers = right if learner == "ana" else ["", "", right[2]]
+        code, _, err = run("--profile", learner, "grade", CHAIN, "--seed", "0",
+                           *(x for a in answers for x in ("--answer", a)))
+        assert code == 0, err
+    code, out, err = run("report", "--paper", "2024T3_Q1_NA", "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    hardest = {row["key"]: row for row in report["hardest"]}
+    assert CHAIN not in hardest and hardest[f"{CHAIN} (c)"]["learners"] == 3
+    assert hardest[f"{CHAIN} (c)"]["title"].endswith(" (c)")
+    items = {item["key"]: item for item in report["items"]["items"]}
+    assert items[f"{CHAIN} (a)"]["learners"] == 1 and items[f"{CHAIN} (c)"]["learners"] == 3
+
+
 def test_an_older_bank_stops_offering_a_single_question_a_chain_replaced(bundled_bank: Path) -> None:
     """A bank imported before Q280 became part (c) of the Q279 chain keeps the old Q280 row (its
     attempts refer to it); the study session no longer offers it, and its key finds the part."""
