@@ -347,9 +347,12 @@ class MockExamScreen(Screen[None]):
 
     def on_key(self, event: Key) -> None:
         """←/→ move between the confirmation bar's buttons (the only ones focusable while it shows)."""
-        if self.pending is not None and event.key in ("left", "right"):
+        if self.pending is not None and event.key == "left":
             event.stop()
-            self.focus_previous() if event.key == "left" else self.focus_next()
+            self.focus_previous()
+        elif self.pending is not None and event.key == "right":
+            event.stop()
+            self.focus_next()
 
     def _hide_confirm(self) -> None:
         if self.pending is not None:
