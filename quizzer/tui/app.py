@@ -6,10 +6,14 @@ after the first paint, so the dashboard appears at once.
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import on, work
@@ -28,6 +32,7 @@ if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after th
     from quizzer.tui.screens.browser import BankBrowserScreen
 
 PAINT_WAIT_S = 2.0
+HANGUP_CHECK_S = 1.0  # how often the app looks whether its terminal is still there
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,18 @@ class QuizzerApp(GatedApp):
         painted = threading.Event()
         self.call_after_refresh(painted.set)
         self.load(painted)
+        terminal = sys.__stdin__
+        if not self.is_headless and terminal is not None and terminal.isatty():
+            self.set_interval(HANGUP_CHECK_S, partial(self._hang_up_with_the_terminal, terminal.fileno()))
+
+    def _hang_up_with_the_terminal(self, terminal: int) -> None:
+        """End as a hangup ends a program once the terminal is gone.  Closing the window of ``make run`` hangs
+        up make alone (its session's leader), and the app lived on: Textual's input loop reads the closed
+        terminal's end of file again and again, a processor at 100 % and the bank held open for good."""
+        try:
+            os.tcgetpgrp(terminal)  # fails (EIO) once the terminal is hung up
+        except OSError:
+            os.kill(os.getpid(), signal.SIGHUP)
 
     @work(thread=True, exclusive=True)
     def load(self, painted: threading.Event) -> None:
