@@ -6,6 +6,7 @@ after the first paint, so the dashboard appears at once.
 
 from __future__ import annotations
 
+import errno
 import os
 import random
 import signal
@@ -33,6 +34,17 @@ if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after th
 
 PAINT_WAIT_S = 2.0
 HANGUP_CHECK_S = 1.0  # how often the app looks whether its terminal is still there
+
+
+def hung_up(terminal: int) -> bool:
+    """Whether the terminal open as ``terminal`` has hung up.  Asking it for its foreground process group
+    answers EIO once it has; a terminal that is not this process's controlling terminal (``setsid``, a
+    benchmark's pty) answers ENOTTY whatever its state, and is not taken for a hung-up one."""
+    try:
+        os.tcgetpgrp(terminal)
+    except OSError as error:
+        return error.errno == errno.EIO
+    return False
 
 
 @dataclass(frozen=True)
@@ -89,9 +101,7 @@ class QuizzerApp(GatedApp):
         """End as a hangup ends a program once the terminal is gone.  Closing the window of ``make run`` hangs
         up make alone (its session's leader), and the app lived on: Textual's input loop reads the closed
         terminal's end of file again and again, a processor at 100 % and the bank held open for good."""
-        try:
-            os.tcgetpgrp(terminal)  # fails (EIO) once the terminal is hung up
-        except OSError:
+        if hung_up(terminal):
             os.kill(os.getpid(), signal.SIGHUP)
 
     @work(thread=True, exclusive=True)

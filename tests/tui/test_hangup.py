@@ -21,6 +21,8 @@ import termios
 import time
 from pathlib import Path
 
+from quizzer.tui.app import hung_up
+
 APP_TITLE = b"Transformers exam revision"
 HANG_SECONDS = 60.0  # a hang guard, not a timing: the app ends within about a second of the hangup
 
@@ -75,3 +77,14 @@ def test_closing_the_terminal_ends_the_app_under_a_parent_that_leads_its_session
         if leader.poll() is None:
             leader.kill()
             leader.wait()
+
+
+def test_a_terminal_that_is_not_the_apps_controlling_terminal_is_not_taken_for_a_hung_up_one() -> None:
+    """A pty the app was merely handed (``setsid``, make bench's) answers ENOTTY: the first version of the check
+    took that for a hangup and ended the app a second after it started."""
+    terminal, follower = pty.openpty()
+    try:
+        assert not hung_up(follower)
+    finally:
+        os.close(terminal)
+        os.close(follower)
