@@ -22,7 +22,6 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -40,10 +39,9 @@ from quizzer.learning.study import Study
 from quizzer.templates import MAX_SEED
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
-from quizzer.templates.parts import LABELS
+from quizzer.templates.parts import LABELS, PART_NAME
 from quizzer.templates.schema import Template
 
-_LABELLED = re.compile(r"(?P<key>.+?)\s*\((?P<label>[a-h])\)")
 REQUIRED = ("key", "seed", "answer")
 OPTIONAL = ("learner", "seconds")
 INSTANCES_KEPT = 4096  # a class answering one paper shares a few (key, seed) pairs: compute each once
@@ -205,7 +203,7 @@ class BatchGrader:
     def _instance(self, line: Line) -> tuple[Instance, int | None]:
         """The instance a line answers, and the part of it, if any: a chain's part by its routed ID, or by its
         question's key and its label, ``KEY (b)`` (as history lists it: most parts carry no routed ID)."""
-        labelled = _LABELLED.fullmatch(line.key)
+        labelled = PART_NAME.fullmatch(line.key)
         key, part = ((labelled["key"], LABELS.index(labelled["label"])) if labelled
                      else self.parts.get(line.key, (line.key, None)))
         if key not in self.templates:

@@ -222,11 +222,14 @@ def _flags(facility: float, discrimination: float | None, thirds: list[list[Clas
                           scores, "mean first-try score"))
     # Over a handful of learners a correlation is noise: six learners flagged a right key "check the key".
     if discrimination is not None and sum(map(len, thirds)) >= MIN_DISCRIMINATION_LEARNERS:
-        weak = (f"discrimination {discrimination:+.2f} is negative: the weaker learners do better here; check the key"
-                if discrimination < 0 else f"discrimination {discrimination:+.2f} < {LOW_DISCRIMINATION}: "
-                "the score says little about the learner" if discrimination < LOW_DISCRIMINATION else None)
-        if weak:
-            flags.append(Flag("not-discriminating", weak, scores, "mean first-try score"))
+        if discrimination < 0:
+            flags.append(Flag("not-discriminating", f"discrimination {discrimination:+.2f} is negative: the weaker "
+                                                    "learners do better here; check the key", scores,
+                              "mean first-try score"))
+        elif discrimination < LOW_DISCRIMINATION:
+            flags.append(Flag("not-discriminating", f"discrimination {discrimination:+.2f} < {LOW_DISCRIMINATION}: "
+                                                    "the score says little about the learner", scores,
+                              "mean first-try score"))
     lower, _, upper = thirds
     made = [Counter(a.misconception for a in group if a.misconception) for group in (lower, upper)]
     for mistake, count in sorted(made[1].items()):

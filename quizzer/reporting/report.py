@@ -33,6 +33,7 @@ from quizzer.common.errors import UserError
 from quizzer.learning.mastery import DEFAULTS, GradedAttempt, MasteryParams, TopicMastery, as_utc, replay
 from quizzer.reporting.items import ItemAnalysis, analyse_items
 from quizzer.templates.catalog import Catalog
+from quizzer.templates.parts import part_name
 from quizzer.templates.schema import Template
 
 BINS = 5  # histogram of mastery in fifths: [0, .2), [.2, .4), …, [.8, 1]
@@ -63,11 +64,11 @@ class ClassAttempt:
         """What was answered, as the report counts it: the question's key, or ``KEY (b)`` for a part of a
         multi-part question.  Each part is asked and marked on its own: counted as the whole, a learner who
         left (a) and (b) blank and got (c) right was "right first try" on it."""
-        return f"{self.key} ({self.part})" if self.part else self.key
+        return part_name(self.key, self.part)
 
     def title(self, template: Template) -> str:
         """The question's title, with the part's label."""
-        return f"{template.title} ({self.part})" if self.part else template.title
+        return part_name(template.title, self.part)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ evaluated under one instance budget like every other expression.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,6 +34,13 @@ from quizzer.templates.instance import Instance, PartInstance, coerce, question_
 from quizzer.templates.schema import Template
 
 LABELS = "abcdefgh"  # the schema allows at most 8 parts
+# A part named on its own, as history lists it, the report counts it and a batch line gives it: "KEY (b)".
+PART_NAME = re.compile(r"(?P<key>.+?)\s*\((?P<label>[a-h])\)")
+
+
+def part_name(key: str, label: str | None) -> str:
+    """``KEY (b)`` for part (b) of question ``KEY``; the key alone for a question of one part."""
+    return f"{key} ({label})" if label else key
 
 
 # The fields a part gives for itself, in place of the template's (an error in one is named within the part).

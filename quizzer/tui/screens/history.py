@@ -21,6 +21,7 @@ from quizzer.bank.models import Attempt
 from quizzer.grading.verdict import rating_named
 from quizzer.learning.mastery import DEFAULTS, RECALL_KIND, MasteryParams, MasteryTracker, as_utc
 from quizzer.learning.study import Study, graded
+from quizzer.templates.parts import part_name
 from quizzer.templates.schema import Template
 from quizzer.tui.screens.browser import cell, shown_key
 from quizzer.tui.screens.dashboard import plural
@@ -98,7 +99,7 @@ def friendly_time(at: datetime, now: datetime) -> str:
 
 def _question(attempt: Attempt) -> str:
     """The question an answer was to, with its part's label for a part of a multi-part question."""
-    return shown_key(attempt.template_key) + (f" ({attempt.part})" if attempt.part else "")
+    return part_name(shown_key(attempt.template_key), attempt.part)
 
 
 class HistoryScreen(Screen[None]):
