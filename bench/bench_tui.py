@@ -131,9 +131,13 @@ def key(app: Any, name: str) -> None:
 
 
 def answer_ready(screen: Any) -> bool:
-    """The question's input is mounted and has the focus, so the student can answer."""
+    """The question's input is mounted, has the focus and is on screen, so the student can answer: options and
+    recall cards drop a key read before their first frame (their key gate), as the app does for a student."""
     slot = screen.query_one("#answer-slot")
-    return screen.focused is not None and slot in screen.focused.ancestors
+    if screen.focused is None or slot not in screen.focused.ancestors:
+        return False
+    gates = [widget.gate for widget in slot.walk_children() if hasattr(widget, "gate")]
+    return all(gate.drawn_at < math.inf for gate in gates)
 
 
 async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
@@ -149,11 +153,9 @@ async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
         box = screen.query_one(RecallBox)
         await until(lambda: box.revealed and box.gate.drawn_at < math.inf)
         return "3"
-    if instance.kind == "choice":
-        await pilot.press(chr(97 + instance.answer))  # a letter picks the option, enter submits it
-        return "enter"
-    if instance.kind == "multi":
-        await pilot.press(*(chr(97 + i) for i in sorted(instance.answer)))
+    if instance.kind in ("choice", "multi"):
+        picked = [instance.answer] if instance.kind == "choice" else sorted(instance.answer)
+        await pilot.press(*(chr(97 + i) for i in picked))  # a letter picks an option, enter submits
         return "enter"
     screen.query_one(Input).value = instance.answer_text
     await pilot.pause()
