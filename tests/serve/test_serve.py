@@ -155,6 +155,7 @@ def test_a_student_practises_in_the_browser_as_the_profile_the_url_names(
         page.locator(".xterm-helper-textarea").focus()
         page.keyboard.press("Enter")  # practise what you need most
         wait_for("What a longer sequence costs in self-attention")
+        wait_for("enter submits")  # the options are on screen: a letter read before them is dropped (key gate)
         page.keyboard.press("a")
         page.keyboard.press("Enter")
         deadline = time.monotonic() + WAIT

@@ -133,23 +133,26 @@ def test_validate_reports_listed_and_discovered_slips() -> None:
 
 
 def test_discovery_is_computed_once_and_costs_a_few_instances() -> None:
-    """Latency as a ratio: the first discovering grade against building the instance itself."""
+    """Latency as a ratio: the first discovering grade against building the instance itself, each the least of
+    a few seeds' processor times (this thread's: a busy machine's preemptions are not the work compared)."""
     template = bundled("practice-w1b-mha-two-head-forward.yaml")
     for seed in range(3):  # warm the caches
         make_instance(template, seed)
-    started = time.perf_counter()
-    instance = make_instance(template, 7)
-    build = time.perf_counter() - started
-    value = slipped_answer(template, instance.values, BY_ID["scaled_by_d_k"])
-    typed = answer_text(template, value, ())
-    started = time.perf_counter()
-    assert grade(instance.spec, typed).misconception == "scaled_by_d_k"
-    first = time.perf_counter() - started
-    listed_only = replace(instance.spec, discover=None)
-    started = time.perf_counter()
-    assert grade(listed_only, typed).misconception is None
-    plain = time.perf_counter() - started
-    assert first < 20 * (build + plain)  # nine slips, each a partial rerun of the template
+    builds, firsts, plains = [], [], []
+    for seed in range(7, 10):
+        started = time.thread_time()
+        instance = make_instance(template, seed)
+        builds.append(time.thread_time() - started)
+        value = slipped_answer(template, instance.values, BY_ID["scaled_by_d_k"])
+        typed = answer_text(template, value, ())
+        started = time.thread_time()
+        assert grade(instance.spec, typed).misconception == "scaled_by_d_k"
+        firsts.append(time.thread_time() - started)
+        listed_only = replace(instance.spec, discover=None)
+        started = time.thread_time()
+        assert grade(listed_only, typed).misconception is None
+        plains.append(time.thread_time() - started)
+    assert min(firsts) < 20 * (min(builds) + min(plains))  # nine slips, each a partial rerun of the template
     calls = []
     spec = replace(instance.spec, discover=lambda s: calls.append(1) or instance.spec.discover(s))  # type: ignore
     grade(spec, typed)
