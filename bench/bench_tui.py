@@ -133,11 +133,13 @@ def key(app: Any, name: str) -> None:
 def answer_ready(screen: Any) -> bool:
     """The question's input is mounted, has the focus and is on screen, so the student can answer: options and
     recall cards drop a key read before their first frame (their key gate), as the app does for a student."""
+    from quizzer.tui.widgets.key_gate import KeyGate
+
     slot = screen.query_one("#answer-slot")
     if screen.focused is None or slot not in screen.focused.ancestors:
         return False
-    gates = [widget.gate for widget in slot.walk_children() if hasattr(widget, "gate")]
-    return all(gate.drawn_at < math.inf for gate in gates)
+    gates = (getattr(widget, "gate", None) for widget in slot.walk_children())
+    return all(gate.drawn_at < math.inf for gate in gates if isinstance(gate, KeyGate))
 
 
 async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
@@ -148,10 +150,10 @@ async def prepare(pilot: Any, screen: Any, instance: Any) -> str:
         from quizzer.tui.widgets.recall_box import RecallBox
 
         await pilot.press("enter")  # show the model answer; rating is the submission
-        # A rating read before the ratings were painted is dropped, as in the app (its key gate): wait for the
-        # frame that shows them, not for a pause that a busy machine can outlast.
+        # Revealing re-arms the card's key gate: wait for the frame that shows the ratings (answer_ready), not
+        # for a pause that a busy machine can outlast.
         box = screen.query_one(RecallBox)
-        await until(lambda: box.revealed and box.gate.drawn_at < math.inf)
+        await until(lambda: box.revealed and answer_ready(screen))
         return "3"
     if instance.kind in ("choice", "multi"):
         picked = [instance.answer] if instance.kind == "choice" else sorted(instance.answer)

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 from msgspec.structs import replace
@@ -132,26 +134,32 @@ def test_validate_reports_listed_and_discovered_slips() -> None:
     assert "scaled_by_d_k" in table and "1 templates; 1 call an engine function with a slip" in table
 
 
+T = TypeVar("T")
+
+
+def processor_time(call: Callable[..., T], *args: Any) -> tuple[T, float]:
+    """``call(*args)`` and the processor time this thread spent on it."""
+    started = time.thread_time()
+    result = call(*args)
+    return result, time.thread_time() - started
+
+
 def test_discovery_is_computed_once_and_costs_a_few_instances() -> None:
     """Latency as a ratio: the first discovering grade against building the instance itself, each the least of
     a few seeds' processor times (this thread's: a busy machine's preemptions are not the work compared)."""
     template = bundled("practice-w1b-mha-two-head-forward.yaml")
     for seed in range(3):  # warm the caches
         make_instance(template, seed)
-    builds, firsts, plains = [], [], []
+    runs = []
     for seed in range(7, 10):
-        started = time.thread_time()
-        instance = make_instance(template, seed)
-        builds.append(time.thread_time() - started)
-        value = slipped_answer(template, instance.values, BY_ID["scaled_by_d_k"])
-        typed = answer_text(template, value, ())
-        started = time.thread_time()
-        assert grade(instance.spec, typed).misconception == "scaled_by_d_k"
-        firsts.append(time.thread_time() - started)
-        listed_only = replace(instance.spec, discover=None)
-        started = time.thread_time()
-        assert grade(listed_only, typed).misconception is None
-        plains.append(time.thread_time() - started)
+        instance, build = processor_time(make_instance, template, seed)
+        typed = answer_text(template, slipped_answer(template, instance.values, BY_ID["scaled_by_d_k"]), ())
+        verdict, first = processor_time(grade, instance.spec, typed)
+        assert verdict.misconception == "scaled_by_d_k"
+        verdict, plain = processor_time(grade, replace(instance.spec, discover=None), typed)
+        assert verdict.misconception is None
+        runs.append((build, first, plain))
+    builds, firsts, plains = zip(*runs, strict=True)
     assert min(firsts) < 20 * (min(builds) + min(plains))  # nine slips, each a partial rerun of the template
     calls = []
     spec = replace(instance.spec, discover=lambda s: calls.append(1) or instance.spec.discover(s))  # type: ignore
