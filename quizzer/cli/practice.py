@@ -30,10 +30,16 @@ if TYPE_CHECKING:
 
 
 def run_app(profile: str, topic: str | None = None, week: int | None = None, paper: str | None = None) -> None:
-    from quizzer.tui.app import Filters, make_app
+    from quizzer.tui.app import Filters, end_if_hung_up, make_app
 
     practice_app = make_app(profile=profile, filters=Filters(topic=topic, week=week, paper=paper))
-    practice_app.run()
+    try:
+        practice_app.run()
+    finally:
+        # However the app ended once its terminal was gone (Textual failing to write to it, before the app's own
+        # check ended it), it ends as a hangup ends a program, not with an error no one can read.
+        if sys.__stdin__ is not None:
+            end_if_hung_up(sys.__stdin__.fileno())
     if practice_app.failure is not None:
         raise practice_app.failure
 

@@ -47,6 +47,12 @@ def hung_up(terminal: int) -> bool:
     return False
 
 
+def end_if_hung_up(terminal: int) -> None:
+    """End this process as a hangup ends a program (SIGHUP: status 129 in a shell) if ``terminal`` has hung up."""
+    if hung_up(terminal):
+        os.kill(os.getpid(), signal.SIGHUP)
+
+
 @dataclass(frozen=True)
 class Filters:
     """What `quizzer practise --topic/--week/--paper` asked for (None: open on the dashboard)."""
@@ -95,14 +101,10 @@ class QuizzerApp(GatedApp):
         self.load(painted)
         terminal = sys.__stdin__
         if not self.is_headless and terminal is not None and terminal.isatty():
-            self.set_interval(HANGUP_CHECK_S, partial(self._hang_up_with_the_terminal, terminal.fileno()))
-
-    def _hang_up_with_the_terminal(self, terminal: int) -> None:
-        """End as a hangup ends a program once the terminal is gone.  Closing the window of ``make run`` hangs
-        up make alone (its session's leader), and the app lived on: Textual's input loop reads the closed
-        terminal's end of file again and again, a processor at 100 % and the bank held open for good."""
-        if hung_up(terminal):
-            os.kill(os.getpid(), signal.SIGHUP)
+            # Closing the window of ``make run`` hangs up make alone (its session's leader), and the app lived on:
+            # Textual's input loop reads the closed terminal's end of file again and again, a processor at 100 %
+            # and the bank held open for good.  So the app looks for itself.
+            self.set_interval(HANGUP_CHECK_S, partial(end_if_hung_up, terminal.fileno()))
 
     @work(thread=True, exclusive=True)
     def load(self, painted: threading.Event) -> None:
