@@ -114,6 +114,16 @@ class Budget(msgspec.Struct):
             self.next_look = read_at + (self.deadline - used) / PROCESSORS
         self.charge(work, result)
 
+    def tick(self, work: int) -> None:
+        """A step of small, fixed work (an operation on two plain numbers), counted like step() without the
+        clock: its time is bounded (whole numbers are bounded in size), so it cannot be the step that runs
+        out of time, and the step limit bounds how many there are; the next step() looks at the clock and
+        the next charge() at the few operations of work it adds."""
+        self.steps += 1
+        self.work += work
+        if self.steps > self.max_steps:
+            raise BudgetError(f"more than {self.max_steps:,} evaluation steps in all")
+
     def cost(self) -> int:
         """Steps and work as one number of element operations."""
         return self.steps * STEP_WORK + self.work

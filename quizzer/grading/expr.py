@@ -257,7 +257,14 @@ class Scope:
 
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
-        if type(value) in _FIXED_SIZE:  # most values: a number, nothing to check or count
+        kind = type(value)
+        if kind in _FIXED_SIZE:  # most values: a number, nothing to check or count
+            return value
+        if kind is int:  # a count or a size: bounded here, as bounded() would, and not counted
+            if value.bit_length() > MAX_INT_BITS:
+                raise ExprError("a whole number is too large")
+            return value
+        if kind is str and len(value) <= MAX_STRING_CHARS:  # a formatter's text: within bounds, not counted
             return value
         bounded(value)
         if type(value) in _UNCOUNTED:  # a whole number or a piece of text
@@ -307,15 +314,22 @@ def _binary(node: ast.BinOp) -> Closure:
     left, right, op = _build(node.left), _build(node.right), _BINARY[type(node.op)]
     guard = _GUARDS.get(type(node.op), _check_arithmetic)
     # Most operations are on two plain numbers (d_model * d_ff, a typed d^2): their guard would charge
-    # what it charges any two numbers, and a float result needs no size check.  A power of two whole
-    # numbers is left to its guard, which bounds the result before it is computed.
+    # what it charges any two numbers, a float result needs no size check, and the step needs no look at
+    # the clock (Budget.tick).  A power of two whole numbers is left to its guard, which bounds the result
+    # before it is computed.
     plain = _FRACTIONAL_POWERS if isinstance(node.op, ast.Pow) else _PLAIN_PAIRS
     numbers_work = guard(1.0, 1.0)
+    # Most operands are names (d_model * d_ff): looked up here, not through their closure (a call each).
+    # "" is never a name, so the closure answers for every other operand, and for a name not defined.
+    left_name = node.left.id if isinstance(node.left, ast.Name) else ""
+    right_name = node.right.id if isinstance(node.right, ast.Name) else ""
 
     def run(scope: Scope) -> Any:
-        a, b = left(scope), right(scope)
+        names = scope.names
+        a = names[left_name] if left_name in names else left(scope)
+        b = names[right_name] if right_name in names else right(scope)
         if (type(a), type(b)) in plain:
-            scope.budget.step(numbers_work)
+            scope.budget.tick(numbers_work)
             result = op(a, b)
             return result if type(result) is float else scope.keep(result)
         scope.budget.step(guard(a, b))
@@ -383,12 +397,15 @@ def _call(node: ast.Call) -> Closure:
     name = node.func.id
     args = [_build(a) for a in node.args]
     kwargs = [(kw.arg, _build(kw.value)) for kw in node.keywords if kw.arg]
+    # A call of one name (the commonest) looks it up directly; "" is never a name.
+    single_name = node.args[0].id if len(node.args) == 1 and isinstance(node.args[0], ast.Name) else ""
 
     def run(scope: Scope) -> Any:
         function = scope.functions.get(name)
         if function is None:
             raise ExprError(f"unknown function {name!r}{did_you_mean(name, scope.functions)}")
-        values = [arg(scope) for arg in args]
+        # mha_params(d_model), tex(x): no closure call, no list built by a loop
+        values = [scope.names[single_name]] if single_name in scope.names else [arg(scope) for arg in args]
         keywords = {key: value(scope) for key, value in kwargs} if kwargs else {}
         try:
             if isinstance(function, Costed):  # charged before it runs, from its arguments' sizes
@@ -559,7 +576,9 @@ def _check_arithmetic(left: Any, right: Any) -> int:
 # it is not one): bounded() and weight() run at nearly every step, and a set lookup is cheaper than isinstance.
 _FIXED_SIZE = frozenset({float, bool, type(None), np.float64, np.int64, np.bool_})
 # Pairs of operand types that _binary() charges without calling their guard.
-_PLAIN_PAIRS = frozenset({(int, int), (int, float), (float, int), (float, float)})
+# NumPy's scalars (what an engine function or an array's entry gives) hold one number of a fixed size as well.
+_NUMBERS = (int, float, np.float64, np.int64)
+_PLAIN_PAIRS = frozenset((a, b) for a in _NUMBERS for b in _NUMBERS)
 _FRACTIONAL_POWERS = _PLAIN_PAIRS - {(int, int)}
 # Values that hold no array elements and no list items, which keep() would count.
 _UNCOUNTED = _FIXED_SIZE | {int, str}

@@ -175,9 +175,12 @@ class Run:
         budget = self.budget
         counted = budget.fields is not None
         spent = budget.cost() if counted else 0
-        scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
         try:
-            value = scope.evaluate(compile_expr(source))
+            compiled = compile_expr(source)
+            if extra is None and compiled.variable in self.env:  # one name (most placeholders): nothing to spend
+                return self.env[compiled.variable]
+            scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
+            value = scope.evaluate(compiled)
         except ExprError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=template_where(self.template)) from None
         finally:
@@ -217,13 +220,15 @@ class Run:
             self.budget.charge(cost)
         except BudgetError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=template_where(self.template)) from None
-        self._count(where, cost)
+        if self.budget.fields is not None:
+            self._count(where, cost)
 
     def _count(self, where: str, cost: int) -> None:
-        """Add ``cost`` to the field's total, when someone asks (``quizzer validate`` names the costliest field)."""
+        """Add ``cost`` to the field's total; called only when someone asks (``budget.fields`` is set: ``quizzer
+        validate`` names the costliest field)."""
         fields = self.budget.fields
-        if fields is not None:
-            fields[where] = fields.get(where, 0) + cost
+        assert fields is not None
+        fields[where] = fields.get(where, 0) + cost
 
 
 def with_draw(error: TemplateError, run: Run) -> TemplateError:

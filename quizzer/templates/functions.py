@@ -64,6 +64,9 @@ def _formatting(value: Any, *_: Any, **__: Any) -> Cost:
 
 def text_cost(value: Any) -> int:
     """Writing a value as text: a thousand operations per number, one per character of text."""
+    kind = type(value)
+    if kind is int or kind is float:  # most values written: one number
+        return FORMAT_ONE
     return len(value) if isinstance(value, str) else FORMAT_ONE * weight(value)
 
 
