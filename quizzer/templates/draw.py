@@ -58,14 +58,10 @@ def sample_values(template: Template, seed: int, budget: Budget) -> Run:
     """Parameters then derived values, redrawn until every ``require`` holds (bounded)."""
     canonical = template.canonical if seed == CANONICAL_SEED and template.canonical else {}
     refused_by = [0] * len(template.require)  # how many draws each rule was the first to refuse
+    ready = _rules_ready(tuple(template.params), tuple(template.derived), tuple(template.require))
     for draw in range(MAX_DRAWS):
         run = Run(template, budget, dict(MATH_CONSTANTS))  # pi, e, inf; a parameter of the same name wins
-        for name, spec in template.params.items():
-            run.add(name, yaml_value(canonical[name]) if name in canonical else _sample(
-                spec, (template.key, seed, name, draw), run, name))
-        for name, source in template.derived.items():
-            run.add(name, run.evaluate(source, f"derived.{name}"))
-        refused = next((i for i, rule in enumerate(template.require) if not _holds(run, rule, i)), None)
+        refused = _draw(run, seed, draw, canonical, ready)
         if refused is None:
             return run
         if canonical:
@@ -77,6 +73,55 @@ def sample_values(template: Template, seed: int, budget: Budget) -> Run:
     others = f"; it refused {count}, the other rules the rest" if count < MAX_DRAWS else ""
     raise TemplateError(f"field 'require.{strictest}': no draw out of {MAX_DRAWS} satisfies it (seed {seed}{others}); "
                         "the constraint is unsatisfiable or too strict", where=template_where(template))
+
+
+def _draw(run: Run, seed: int, draw: int, canonical: dict[str, Any], ready: tuple[int, ...]) -> int | None:
+    """Set the parameters, then the derived values, of draw number ``draw``, checking each ``require`` rule (in
+    order) as soon as every value it names is set: the index of the first rule that refuses the draw (the
+    values after it are not computed: most refused draws are refused by their parameters alone), or None."""
+    template = run.template
+    rules, checked = template.require, 0
+
+    def refusal(values_set: int) -> int | None:
+        nonlocal checked
+        while checked < len(rules) and ready[checked] <= values_set:
+            if not _holds(run, rules[checked], checked):
+                return checked
+            checked += 1
+        return None
+
+    values_set = 0
+    if rules and (refused := refusal(values_set)) is not None:
+        return refused
+    for name, spec in template.params.items():
+        run.add(name, yaml_value(canonical[name]) if name in canonical else _sample(
+            spec, (template.key, seed, name, draw), run, name))
+        values_set += 1
+        if rules and (refused := refusal(values_set)) is not None:
+            return refused
+    for name, source in template.derived.items():
+        run.add(name, run.evaluate(source, f"derived.{name}"))
+        values_set += 1
+        if rules and (refused := refusal(values_set)) is not None:
+            return refused
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _rules_ready(params: tuple[str, ...], derived: tuple[str, ...], rules: tuple[str, ...]) -> tuple[int, ...]:
+    """For each rule, how many of the values (parameters, then derived values, in order) must be set before
+    it can be checked: all those it names, and all those the rule before it needed (rules are checked in
+    order, so the first rule to refuse a draw is the one reported, whenever it is checked)."""
+    position = {name: at for at, name in enumerate((*params, *derived), start=1)}
+    ready, needed = [], 0
+    for rule in rules:
+        try:
+            names = compile_expr(rule).names
+        except ExprError:
+            names = frozenset(position)  # the rule's own evaluation reports it, once every value is set
+        needed = max([needed, *(position[name] for name in names if name in position)])
+        ready.append(needed)
+    return tuple(ready)
 
 
 def _sample(spec: ParamSpec, where: tuple[str, int, str, int], run: Run, name: str) -> Any:

@@ -86,6 +86,21 @@ def test_unsatisfiable_require_fails_validation_instead_of_hanging() -> None:
         check_renders(t, range(3))
 
 
+def test_a_rule_on_parameters_is_checked_before_the_derived_values_it_guards() -> None:
+    """A draw with h = 0 is refused by its rule before d_k = d // h is computed (which would fail): the values
+    after a refusing rule are never computed, and the draws that are kept are the same as ever."""
+    t = template(BASE + "kind: integer\nparams:\n  d: {choice: [8, 16]}\n  h: {choice: [0, 2, 4]}\n"
+                 "derived:\n  d_k: d // h\nrequire:\n  - h != 0\nprompt: p\nanswer: d_k\nsolution: s\n")
+    answers = [make_instance(t, seed).answer for seed in range(40)]
+    assert set(answers) == {2, 4, 8}  # every kept draw: 8 // 4, 8 // 2 or 16 // 4, 16 // 2
+    unguarded = template(BASE + "kind: integer\nparams:\n  d: {choice: [8, 16]}\n  h: {choice: [0, 2, 4]}\n"
+                         "derived:\n  d_k: d // h\nrequire:\n  - d_k > 0 and h != 0\nprompt: p\nanswer: d_k\n"
+                         "solution: s\n")
+    with pytest.raises(TemplateError, match="division by zero"):  # a rule naming d_k waits for it
+        for seed in range(40):
+            make_instance(unguarded, seed)
+
+
 def test_misconception_equal_to_answer_is_dropped_for_that_seed() -> None:
     t = template(BASE + "kind: integer\nparams:\n  a: {int: [1, 5]}\nprompt: p\nanswer: a * 2\n"
                  "misconceptions:\n  - id: forgot_biases\n    answer: 'a + a if a < 3 else a + 1'\nsolution: s\n")
