@@ -99,9 +99,7 @@ class Budget(msgspec.Struct):
         limit of charge().  The deadline is looked at every step (one step may be a call that works on a
         million numbers) but read from the processor clock only once enough wall time has gone by for it
         to have passed: the time left, shared among every processor the threads could use."""
-        self.steps += 1
-        if self.steps > self.max_steps:
-            raise BudgetError(f"more than {self.max_steps:,} evaluation steps in all")
+        self.tick(0)
         now = time.perf_counter()
         if now >= self.next_look:
             if self.deadline is None:

@@ -257,14 +257,7 @@ class Scope:
 
     def keep(self, value: Any) -> Any:
         """Check one computed value's size, and count its elements against the budget."""
-        kind = type(value)
-        if kind in _FIXED_SIZE:  # most values: a number, nothing to check or count
-            return value
-        if kind is int:  # a count or a size: bounded here, as bounded() would, and not counted
-            if value.bit_length() > MAX_INT_BITS:
-                raise ExprError("a whole number is too large")
-            return value
-        if kind is str and len(value) <= MAX_STRING_CHARS:  # a formatter's text: within bounds, not counted
+        if type(value) in _FIXED_SIZE:  # most values: a number, nothing to check or count
             return value
         bounded(value)
         if type(value) in _UNCOUNTED:  # a whole number or a piece of text

@@ -81,29 +81,19 @@ def _draw(run: Run, seed: int, draw: int, canonical: dict[str, Any], ready: tupl
     values after it are not computed: most refused draws are refused by their parameters alone), or None."""
     template = run.template
     rules, checked = template.require, 0
-
-    def refusal(values_set: int) -> int | None:
-        nonlocal checked
+    values: list[tuple[str, ParamSpec | str | int | float]] = [*template.params.items(), *template.derived.items()]
+    for values_set in range(len(values) + 1):
         while checked < len(rules) and ready[checked] <= values_set:
             if not _holds(run, rules[checked], checked):
                 return checked
             checked += 1
-        return None
-
-    values_set = 0
-    if rules and (refused := refusal(values_set)) is not None:
-        return refused
-    for name, spec in template.params.items():
-        run.add(name, yaml_value(canonical[name]) if name in canonical else _sample(
-            spec, (template.key, seed, name, draw), run, name))
-        values_set += 1
-        if rules and (refused := refusal(values_set)) is not None:
-            return refused
-    for name, source in template.derived.items():
-        run.add(name, run.evaluate(source, f"derived.{name}"))
-        values_set += 1
-        if rules and (refused := refusal(values_set)) is not None:
-            return refused
+        if values_set < len(values):
+            name, made_by = values[values_set]
+            if not isinstance(made_by, ParamSpec):  # a derived value's expression
+                run.add(name, run.evaluate(made_by, f"derived.{name}"))
+            else:
+                run.add(name, yaml_value(canonical[name]) if name in canonical else _sample(
+                    made_by, (template.key, seed, name, draw), run, name))
     return None
 
 
@@ -220,12 +210,9 @@ class Run:
         budget = self.budget
         counted = budget.fields is not None
         spent = budget.cost() if counted else 0
+        scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
         try:
-            compiled = compile_expr(source)
-            if extra is None and compiled.variable in self.env:  # one name (most placeholders): nothing to spend
-                return self.env[compiled.variable]
-            scope = self.scope if extra is None else Scope(self.env | extra, self.scope.functions, budget)
-            value = scope.evaluate(compiled)
+            value = scope.evaluate(compile_expr(source))
         except ExprError as exc:
             raise TemplateError(f"field {where!r}: {exc}", where=template_where(self.template)) from None
         finally:
