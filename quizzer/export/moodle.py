@@ -114,17 +114,44 @@ def _cloze(question: Question) -> tuple[str, str, str]:
     exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
     given = np.atleast_2d(np.zeros(rows.shape, dtype=bool) if instance.spec.given is None else instance.spec.given)
 
+    weight = blank_weight(instance.points, int((~given).sum()))
+
     def cell(value: float, printed: bool) -> str:
         if printed:
             return f"<td>{_number(value)}</td>"
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        return f"<td>{{1:NUMERICAL:={_shown(value, tolerance)}:{_number(tolerance)}}}</td>"
+        return f"<td>{{{weight}:NUMERICAL:={_shown(value, tolerance)}:{_number(tolerance)}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
     table = '<table class="quizzer-answer">' + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>"
     return "cloze", _html(instance.prompt) + table, ""
+
+
+def blank_weight(points: float, blanks: int) -> int:
+    """Each blank's weight in a cloze: Moodle ignores ``<defaultgrade>`` there and marks the question out of
+    the sum of its blanks' weights (``qtype_multianswer_extract_question``), which must be whole numbers
+    (``{N:NUMERICAL:…}``).  Equal weights keep quizzer's equal share per entry; they sum to the points when
+    the points are a whole multiple of the blanks (``points / blanks`` each), else to the number of blanks
+    (weight 1), and the teacher sets the question's mark in the quiz (``cloze_marks_differ``)."""
+    share = points / blanks
+    return int(share) if share.is_integer() else 1
+
+
+def cloze_marks_differ(paper: Paper) -> list[tuple[str, float, int]]:
+    """The clozes whose Moodle total cannot be their points: (name, points, Moodle's total)."""
+    found = []
+    for question in paper.questions:
+        for item in question.items:
+            instance = item.instance
+            if instance.kind in ("vector", "matrix") and instance.spec.partial_credit:
+                size = np.asarray(instance.answer, dtype=float).size
+                blanks = size - int(np.sum(instance.spec.given)) if instance.spec.given is not None else size
+                total = blank_weight(instance.points, blanks) * blanks
+                if total != instance.points:
+                    found.append((_name(item), instance.points, total))
+    return found
 
 
 def _multichoice(question: Question) -> tuple[str, str, str]:
@@ -182,7 +209,11 @@ def _ordering(question: Question) -> tuple[str, str, str]:
     steps = [instance.choices[position] for position in instance.answer]
     settings = (f"<layouttype>VERTICAL</layouttype><selecttype>ALL</selecttype><selectcount>{len(steps)}</selectcount>"
                 "<gradingtype>ALL_OR_NOTHING</gradingtype><showgrading>HIDE</showgrading>"
-                "<numberingstyle>none</numberingstyle>\n")
+                "<numberingstyle>none</numberingstyle>\n"
+                # Without it Moodle's ordering importer (qtype_ordering::import_from_xml) invents five hints
+                # with no text and no format, which PostgreSQL refuses ("Error writing to database") and
+                # the import stops there.  Moodle's own export always writes it.
+                "<shownumcorrect>1</shownumcorrect>\n")
     answers = [f'<answer fraction="{place}" format="html">{_cdata(to_html_inline(step, math="mathjax"))}</answer>\n'
                for place, step in enumerate(steps, start=1)]
     return "ordering", _html(instance.prompt + _DRAG), settings + "".join(answers)

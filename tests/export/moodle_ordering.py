@@ -1,8 +1,10 @@
 """Moodle's qtype_ordering grading types, ported from question/type/ordering/question.php
-(``grade_response`` and ``get_ordered_subsets``), on an order written as each item's right place."""
+(``grade_response`` and ``get_ordered_subsets``), on an order written as each item's right place; and the hint
+rows its importer (questiontype.php, ``import_from_xml``) writes."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 
 Order = Sequence[int]
@@ -107,3 +109,20 @@ GRADING_TYPES: dict[str, Callable[[Order], float]] = {
     "LONGEST_ORDERED_SUBSET": longest_ordered_subset, "LONGEST_CONTIGUOUS_SUBSET": longest_contiguous_subset,
     "RELATIVE_TO_CORRECT": relative_to_correct,
 }
+
+
+DEFAULT_NUM_HINTS = 5  # qtype_ordering::DEFAULT_NUM_HINTS
+
+
+def imported_hints(question: ET.Element) -> list[dict[str, str | None]]:
+    """The question_hints rows Moodle's importer writes for an ordering question
+    (qtype_ordering::import_from_xml, then qformat_xml::import_hints): one per ``<hint>``; and when the file
+    has no ``<shownumcorrect>``, DEFAULT_NUM_HINTS of them (or as many as there are hints) with no hint text
+    and a NULL ``hintformat``, which PostgreSQL's NOT NULL column refuses ("Error writing to database")."""
+    hints: list[dict[str, str | None]] = [
+        {"hint": hint.findtext("text") or "", "hintformat": hint.get("format", "html")}
+        for hint in question.findall("hint")]
+    if question.find("shownumcorrect") is None:
+        count = max(DEFAULT_NUM_HINTS, len(hints))
+        hints += [{"hint": None, "hintformat": None} for _ in range(count - len(hints))]
+    return hints

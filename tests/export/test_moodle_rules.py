@@ -1,6 +1,7 @@
 """Moodle XML against the import and grading rules of Moodle that matter here: wildcards in short
 answers, true/false answers, marks, the shown correct answer, exact token ids, masks graded all or nothing,
-entries a prompt gives away, embedded figures."""
+entries a prompt gives away, embedded figures; the ordering importer's hint rows; a cloze's marks, from its
+blanks' weights, as Moodle computes them (``moodle_cloze``)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from quizzer.grading.verdict import grade
 from tests.bundled_templates import instance
 from tests.cli_runner import run
+from tests.export import moodle_cloze
 from tests.export.clients import moodle_shortanswer_matches
+from tests.export.moodle_ordering import imported_hints
 
 FIGURE_IN_PROMPT = "2024T1_ET_FN Q212"
 FIGURE_IN_SOLUTION = "practice/warmup-rate"
@@ -146,3 +150,55 @@ def test_figures_are_embedded_as_plugin_files(tmp_path: Path, key: str, field: s
     name = files[0].get("name") or ""
     assert name.endswith(".svg") and f'src="@@PLUGINFILE@@/{name}"' in (holder.findtext("text") or "")
     assert b"<svg" in base64.b64decode(files[0].text or "")
+
+
+def test_every_ordering_question_imports_without_hint_rows_postgresql_refuses(tmp_path: Path) -> None:
+    """Moodle's ordering importer invents hints with a NULL format when ``<shownumcorrect>`` is missing."""
+    questions = [q for q in moodle(tmp_path, "--seed", "1") if q.get("type") == "ordering"]
+    assert len(questions) >= 3
+    for question in questions:
+        assert all(row["hintformat"] is not None for row in imported_hints(question)), question.findtext("name/text")
+    bare = ET.fromstring('<question type="ordering"><answer fraction="1"><text>a</text></answer></question>')
+    assert [row["hintformat"] for row in imported_hints(bare)] == [None] * 5  # the rule the test relies on
+
+
+def _cloze_entries(key: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A cloze's answer entries and which of them are blanks (not given away), row by row."""
+    spec = instance(key, seed).spec
+    answer = np.atleast_2d(np.asarray(spec.expected, dtype=float))
+    given = np.zeros(answer.shape, dtype=bool) if spec.given is None else np.atleast_2d(spec.given)
+    return answer, ~given
+
+
+def test_a_clozes_moodle_marks_and_scores_are_quizzers(tmp_path: Path) -> None:
+    """Marked as Moodle marks a cloze (the sum of its blanks' weights, each blank its share): the total is
+    the points wherever whole-number weights can make it so, the right answer scores 1, and each known
+    mistake scores what quizzer gives it (unless it types an entry Moodle prints as given, or earns quizzer's
+    part credit for an entry right to fewer digits than asked: Moodle can state neither)."""
+    from quizzer.export.moodle import blank_weight
+
+    clozes = [q for q in moodle(tmp_path, "--seed", "5") if q.get("type") == "cloze"
+              and "#" not in (q.findtext("idnumber") or "")]  # a part of a multi-part question: its own test
+    assert len(clozes) >= 30
+    exact_totals = compared = 0
+    for question in clozes:
+        key, seed = (question.findtext("idnumber") or "").rsplit("@", 1)
+        text = question.findtext("questiontext/text") or ""
+        made = instance(key, int(seed))
+        points, blanks = made.points, len(moodle_cloze.extract(text))
+        assert moodle_cloze.default_mark(text) == blanks * blank_weight(points, blanks)
+        if (points / blanks).is_integer():
+            assert moodle_cloze.default_mark(text) == points, question.findtext("name/text")
+            exact_totals += 1
+        answer, free = _cloze_entries(key, int(seed))
+        assert moodle_cloze.grade(text, list(answer[free])) == 1.0
+        for wrong in made.spec.wrong_answers:
+            typed = np.atleast_2d(np.asarray(wrong.value, dtype=float))
+            if typed.shape != answer.shape or not np.allclose(typed[~free], answer[~free]):
+                continue
+            ours = grade(made.spec, str(typed.tolist() if typed.shape[0] > 1 else typed[0].tolist())).score
+            if not (ours * free.sum()).is_integer():  # part credit for an entry short of the asked precision:
+                continue  # a rule of quizzer's that Moodle's numerical answers cannot state
+            assert moodle_cloze.grade(text, list(typed[free])) == pytest.approx(ours), (key, seed, wrong.id)
+            compared += 1
+    assert exact_totals >= 10 and compared >= 20
