@@ -16,7 +16,8 @@ from quizzer.cli.shared import SELECTION, bank_session, check_filters, note_repe
 from quizzer.common.errors import UserError
 
 if TYPE_CHECKING:
-    from quizzer.export.document import Section
+    from quizzer.export.document import Layout, Section, Selection
+    from quizzer.templates.instance import Instance
 
 
 @takes(
@@ -30,7 +31,14 @@ if TYPE_CHECKING:
     arg("--answers-only", action="store_true", help="Only the answer sheet."),
     arg("--force", action="store_true", help="Overwrite existing files."),
     arg("--versions", type=int, default=1, metavar="N",
-        help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."),
+        help="An exam of N versions: papers, key, grid and exam-key.csv (md, html, pdf); moodle and qti: one "
+             "file, a random version per student."),
+    arg("--secret", type=Path, metavar="FILE",
+        help="The course secret (created if missing) that makes exam papers: a paper code, never a seed "
+             "(default with --versions: course.secret beside the bank)."),
+    arg("--shuffle-questions", action="store_true", help="Each version prints its questions in its own order."),
+    arg("--vary-structure", action="store_true",
+        help="Let a question's versions differ in what they ask, not only in numbers."),
     arg("--paper-size", default="a4", help="a4 or letter (html, pdf)."),
     arg("--title", help="The paper's title (default: what it covers)."),
     arg("--instructions", type=Path, metavar="FILE",
@@ -38,7 +46,8 @@ if TYPE_CHECKING:
 )
 def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None, paper: str | None, n: int | None,
            seed: int | None, output: Path | None, paper_only: bool, answers_only: bool, force: bool, versions: int,
-           paper_size: str, title: str | None, instructions: Path | None) -> None:
+           secret: Path | None, shuffle_questions: bool, vary_structure: bool, paper_size: str, title: str | None,
+           instructions: Path | None) -> None:
     """Export papers with answers, Anki decks, Moodle XML or JSON.
 
     A randomized paper and its answer sheet (md, html, pdf), an Anki deck (apkg), Moodle XML, QTI or
@@ -56,28 +65,27 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
     check_request(fmt, output, only)
     from quizzer.export.versions import check_versions
 
-    check_versions(fmt, output, versions)
+    exam = versions > 1 or secret is not None
+    check_versions(fmt, output, versions, exam)
+    if (shuffle_questions or vary_structure) and not exam:
+        raise UserError("--shuffle-questions and --vary-structure apply to an exam: add --versions N or --secret FILE")
     layout = read_layout(paper_size, title, instructions)
-    if versions > 1 and only:
-        raise UserError("--versions writes the papers and one answer key: drop --paper-only / --answers-only")
+    if exam and only:
+        raise UserError("an exam writes the papers and the teacher's key: drop --paper-only / --answers-only")
     selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
                           topic=topic, week=week, paper=paper, n=n)
+    if exam and output is not None:
+        _export_exam(selection, fmt=fmt, output=output, force=force, layout=layout, versions=versions, secret=secret,
+                     shuffle=shuffle_questions, hold=not vary_structure)
+        return
     with bank_session() as session:
         check_filters(topic=topic, paper=paper)
         instances = choose_instances(session=session, keys=selection.keys, topic=topic, week=week, paper=paper,
                                      n=n, seed=selection.seed)
         note_repeats([instance.key for instance in instances])
-        if versions > 1:
-            from quizzer.bank.store import get_template
-            from quizzer.export.versions import export_versions, version_instances
-
-            every = version_instances(instances, lambda key: get_template(session=session, key=key), selection.seed,
-                                      versions)
-    if versions > 1 and output is not None:
-        for path in export_versions(every, selection, fmt=fmt, output=output, force=force, layout=layout):
-            print(str(path))
-        return
     written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force, layout=layout)
+    if fmt == "moodle":
+        _note_cloze_marks(instances, selection, fmt)
     sys.stdout.buffer.write(written.stdout)
     for path in written.paths:
         print(str(path))
@@ -86,6 +94,51 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
 
         print(f"{len(instances)} question(s), seed {selection.seed}; regenerate with: "
               f"{regenerate_command(selection, fmt, output.name if output else None, layout=layout)}")
+
+
+def _export_exam(selection: Selection, *, fmt: str, output: Path, force: bool, layout: Layout, versions: int,
+                 secret: Path | None, shuffle: bool, hold: bool) -> None:
+    """An exam: the versions from the course secret, then the papers (or LMS file), key, grid and CSV."""
+    from quizzer.bank.location import database_url
+    from quizzer.bank.store import get_template
+    from quizzer.export.keygrid import differences
+    from quizzer.export.papercode import default_secret_path, load_secret
+    from quizzer.export.versions import export_exam, make_exam
+    from quizzer.learning.selection import choose_instances
+
+    secret_path = secret if secret is not None else default_secret_path(database_url())
+    key, created = load_secret(secret_path)
+    if created:
+        print(f"Created the course secret {secret_path}: keep it (and keep it from students); it maps every paper "
+              "code to its answers.", file=sys.stderr)
+    options = ("--secret", str(secret_path), *(["--shuffle-questions"] if shuffle else []),
+               *([] if hold else ["--vary-structure"]))
+    with bank_session() as session:
+        check_filters(topic=selection.topic, paper=selection.paper)
+        instances = choose_instances(session=session, keys=selection.keys, topic=selection.topic, week=selection.week,
+                                     paper=selection.paper, n=selection.n, seed=selection.seed)
+        note_repeats([instance.key for instance in instances])
+        made = make_exam(instances, lambda name: get_template(session=session, key=name), key, selection.seed,
+                         versions, hold=hold, shuffle=shuffle)
+    for path in export_exam(made, selection, fmt=fmt, output=output, force=force, layout=layout,
+                            exam_options=options):
+        print(str(path))
+    print(differences(made), file=sys.stderr)
+    if fmt == "moodle":
+        _note_cloze_marks(list(made.versions[0].instances), selection, fmt)
+
+
+def _note_cloze_marks(instances: list[Instance], selection: Selection, fmt: str) -> None:
+    """Say which clozes Moodle marks out of another total than their points (whole-number blank weights)."""
+    from quizzer.export.document import build_paper
+    from quizzer.export.moodle import cloze_marks_differ
+
+    differ = cloze_marks_differ(build_paper(instances, selection, fmt))
+    if differ:
+        print(f"Moodle marks {len(differ)} cloze question(s) out of their number of blanks, not their points "
+              "(a blank's weight is a whole number); set each one's mark in the quiz: "
+              + "; ".join(f"{name}: {points:g}, not {total}" for name, points, total in differ[:5])
+              + (" …" if len(differ) > 5 else ""), file=sys.stderr)
 
 
 @takes(

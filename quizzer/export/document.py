@@ -157,21 +157,32 @@ class Paper:
     version: str = ""  # with --versions: this paper's code (A, B, …), printed on every page
     versions: int = 1
     layout: Layout = PLAIN
+    # An exam paper (papercode): its code, printed instead of any seed, key or command on the student's paper;
+    # each printed question's place in the teacher's order; the exam's options for the regenerate command.
+    code: str = ""
+    positions: tuple[int, ...] = ()
+    exam_options: tuple[str, ...] = ()
+
+    @property
+    def exam(self) -> bool:
+        """An exam paper hands out nothing that reproduces its answers: no key, seed or command on it."""
+        return bool(self.code)
 
     @property
     def title(self) -> str:
         version = f" · version {self.version}" if self.version else ""
-        return f"{self.layout.title or 'Practice paper: ' + self.selection.describe()}{version}"
+        kind = "Exam: " if self.exam else "Practice paper: "
+        return f"{self.layout.title or kind + self.selection.describe()}{version}"
 
     @property
     def command(self) -> str:
         """The shell command that writes this same paper again."""
-        return regenerate_command(self.selection, self.fmt, self.output, self.versions, self.layout)
+        return regenerate_command(self.selection, self.fmt, self.output, self.versions, self.layout,
+                                  self.exam_options)
 
-    @property
-    def stamp(self) -> str:
-        """The line printed on the paper and the answer sheet: seed and how to regenerate."""
-        return f"Seed {self.selection.seed} · regenerate with: {self.command}"
+    def position(self, question: Question) -> int:
+        """Where a printed question is in the teacher's order (its number, unless the questions were shuffled)."""
+        return self.positions[question.number - 1] if self.positions else question.number
 
     @property
     def total_points(self) -> float:
@@ -191,18 +202,19 @@ class Paper:
 
 
 def regenerate_command(selection: Selection, fmt: str, output: str | None, versions: int = 1,
-                       layout: Layout = PLAIN) -> str:
+                       layout: Layout = PLAIN, exam_options: Sequence[str] = ()) -> str:
     """``quizzer export … --format FMT [--versions N] [layout] [-o NAME]``: runs as printed, in the file's folder."""
     return shlex.join(["quizzer", "export", *selection.options(), *(["--versions", str(versions)] * (versions > 1)),
-                       *layout.options(), "--format", fmt, *(["-o", output] if output else [])])
+                       *exam_options, *layout.options(), "--format", fmt, *(["-o", output] if output else [])])
 
 
 def build_paper(instances: Sequence[Instance], selection: Selection, fmt: str,
                 step: Callable[[], None] = lambda: None, output: str | None = None, *, version: str = "",
-                versions: int = 1, layout: Layout = PLAIN) -> Paper:
+                versions: int = 1, layout: Layout = PLAIN, code: str = "", positions: tuple[int, ...] = (),
+                exam_options: tuple[str, ...] = ()) -> Paper:
     questions = tuple(_question(number, instance) for number, instance in enumerate(instances, 1))
     return Paper(selection=selection, questions=questions, fmt=fmt, step=step, output=output, version=version,
-                 versions=versions, layout=layout)
+                 versions=versions, layout=layout, code=code, positions=positions, exam_options=exam_options)
 
 
 # What an LMS item of one part says: it cannot carry a learner's answer from one item into the next.

@@ -71,7 +71,8 @@ section.answers { margin-top: 3rem; }
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     # The page size, and a version's code in the top margin of every printed page.
-    version = f' @top-right {{ content: "Version {paper.version}"; font-size: 9pt; }}' if paper.version else ""
+    corner = f"Paper {paper.code}" if paper.exam else f"Version {paper.version}"
+    version = f' @top-right {{ content: "{corner}"; font-size: 9pt; }}' if paper.version else ""
     page = f"@page {{ size: {'A4' if paper.layout.paper_size == 'a4' else 'letter'};{version} }}"
     return _document(paper.title, "\n".join(_SECTIONS[section](paper) for section in sections), page)
 
@@ -89,12 +90,13 @@ def _document(title: str, body: str, style: str = "") -> bytes:
 
 
 def _paper(paper: Paper) -> str:
-    articles = "\n".join(_question(question, f"q{paper.version}") for question in paper.each())
+    articles = "\n".join(_question(question, f"q{paper.version}", paper.exam) for question in paper.each())
     instructions = (f'<div class="instructions">{to_html(paper.layout.instructions, math=MATH)}</div>'
                     if paper.layout.instructions.strip() else "")
     candidate = ('<div class="candidate"><span>Name:</span><span>Student ID:</span>'
                  f'<span>Score: <span class="out-of">/ {paper.total_points:g}</span></span></div>')
-    return f'<section class="paper">\n{_header(paper.title, paper, instructions + candidate)}\n{articles}\n</section>'
+    return f'<section class="paper">\n{_header(paper.title, paper, instructions + candidate, student=True)}\n' \
+           f'{articles}\n</section>'
 
 
 def _answers(paper: Paper) -> str:
@@ -102,25 +104,27 @@ def _answers(paper: Paper) -> str:
     return f'<section class="answers">\n{_header("Answer sheet", paper)}\n{articles}\n</section>'
 
 
-def _header(title: str, paper: Paper, extra: str = "") -> str:
-    return (f"<header><h1>{escape(title)}</h1>"
-            f'<p class="stamp">{paper.totals} · seed {paper.selection.seed} · regenerate with '
-            f"<code>{escape(paper.command)}</code></p>"
-            f"{extra}</header>")
+def _header(title: str, paper: Paper, extra: str = "", student: bool = False) -> str:
+    """The title and stamp; an exam paper's student copy shows its paper code instead of seed and command."""
+    code = f'paper code <strong class="code">{escape(paper.code)}</strong>' if paper.exam else ""
+    stamp = (f"{paper.totals} · {code}" if student and paper.exam else
+             f"{paper.totals} · {code + ' · ' if code else ''}seed {paper.selection.seed} · regenerate with "
+             f"<code>{escape(paper.command)}</code>")
+    return f'<header><h1>{escape(title)}</h1><p class="stamp">{stamp}</p>{extra}</header>'
 
 
-def _heading(question: Question) -> str:
+def _heading(question: Question, meta: bool = True) -> str:
     instance = question.instance
+    where = f'<p class="meta"><code>{escape(instance.key)}</code> · seed {instance.seed}</p>' if meta else ""
     return (f'<h2><span class="number">{question.number}.</span>{to_html_inline(instance.title, math=MATH)}'
-            f'<span class="marks">[{marks(instance.points)}]</span></h2>'
-            f'<p class="meta"><code>{escape(instance.key)}</code> · seed {instance.seed}</p>')
+            f'<span class="marks">[{marks(instance.points)}]</span></h2>{where}')
 
 
-def _question(question: Question, prefix: str) -> str:
+def _question(question: Question, prefix: str, exam: bool = False) -> str:
     instance = question.instance
     choices = "".join(f'<li><span class="letter">({chr(97 + i)})</span>{to_html_inline(choice, math=MATH)}</li>'
                       for i, choice in enumerate(instance.choices))
-    parts = [_heading(question), to_html(instance.prompt, math=MATH), _figure(question, "prompt"),
+    parts = [_heading(question, meta=not exam), to_html(instance.prompt, math=MATH), _figure(question, "prompt"),
              f'<ul class="choices">{choices}</ul>' if choices else "",
              f'<div class="work" style="height: {WORK_SPACE.get(instance.kind, DEFAULT_WORK_SPACE)}"></div>']
     return _article(question, parts, prefix)

@@ -21,17 +21,21 @@ def render_key(papers: list[Paper]) -> bytes:
 
 def _paper(paper: Paper) -> str:
     instructions = f"{paper.layout.instructions.strip()}\n\n" if paper.layout.instructions.strip() else ""
-    return (_header(f"# {paper.title}", paper) + instructions
+    stamp = f"{paper.totals} · paper code **{paper.code}**\n\n" if paper.exam else _stamp(paper)
+    # The candidate box, as on the printed papers: a line to write on for each.
+    candidate = (f"Name: {_LINE * 24}  Student ID: {_LINE * 12}  Score: {_LINE * 6} / {paper.total_points:g}\n\n")
+    return (f"# {paper.title}\n\n{stamp}{instructions}{candidate}"
             + "".join(_question(paper, question) for question in paper.each()))
 
 
 def _answers(paper: Paper) -> str:
-    return _header(f"# Answer sheet — {paper.title}", paper) + "".join(_answer(paper, question)
-                                                                       for question in paper.each())
+    code = f"Paper code **{paper.code}** · " if paper.exam else ""
+    return f"# Answer sheet — {paper.title}\n\n{code}{_stamp(paper)}" + "".join(_answer(paper, question)
+                                                                                for question in paper.each())
 
 
-def _header(title: str, paper: Paper) -> str:
-    return f"{title}\n\n{paper.totals} · seed {paper.selection.seed} · regenerate with `{paper.command}`\n\n"
+def _stamp(paper: Paper) -> str:
+    return f"{paper.totals} · seed {paper.selection.seed} · regenerate with `{paper.command}`\n\n"
 
 
 def attachments(paper: Paper) -> list[tuple[str, bytes]]:
@@ -58,9 +62,17 @@ def _figure(paper: Paper, question: Question, where: str) -> str:
 
 def _question(paper: Paper, question: Question) -> str:
     instance = question.instance
-    lines = [_heading(question), "", instance.prompt.strip(), "", _figure(paper, question, "prompt"), ""]
+    lines = [_heading(question, meta=not paper.exam), "", instance.prompt.strip(), "",
+             _figure(paper, question, "prompt"), ""]
     lines += [f"- ({chr(97 + i)}) {choice}" for i, choice in enumerate(instance.choices)]
+    # Room to write the answer: ruled lines (escaped underscores: a bare "___" would be a horizontal rule).
+    lines += ["", "*Your answer:*", "", *([_LINE * 60 + "\n"] * ANSWER_LINES.get(instance.kind, DEFAULT_ANSWER_LINES))]
     return "\n".join(lines).rstrip() + "\n\n"
+
+
+_LINE = "\\_"  # an underscore Markdown prints as one
+ANSWER_LINES = {"choice": 1, "multi": 1, "bool": 1, "shape": 2, "text": 8}
+DEFAULT_ANSWER_LINES = 5
 
 
 def _answer(paper: Paper, question: Question) -> str:
@@ -83,10 +95,11 @@ def _wrong_answer(wrong: CommonWrongAnswer) -> str:
     return f"{wrong.answer} — {mistake}{wrong.feedback}"
 
 
-def _heading(question: Question) -> str:
+def _heading(question: Question, meta: bool = True) -> str:
+    """The question's number, title and marks; where it came from (key and seed) only where ``meta``."""
     instance = question.instance
-    return (f"## {question.number}. {instance.title} [{marks(instance.points)}]\n\n"
-            f"`{instance.key}` · seed {instance.seed}")
+    title = f"## {question.number}. {instance.title} [{marks(instance.points)}]"
+    return f"{title}\n\n`{instance.key}` · seed {instance.seed}" if meta else title
 
 
 _SECTIONS = {"paper": _paper, "answers": _answers}

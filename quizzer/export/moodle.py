@@ -52,7 +52,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from quizzer.export.document import Paper, Question, Section
+from quizzer.export.document import Paper, Question, Section, marks
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
 from quizzer.grading.match import is_discrete
@@ -73,16 +73,45 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     return "\n".join(parts).encode()
 
 
+def render_versions(papers: list[Paper]) -> bytes:
+    """An exam's versions (``--versions N``): one category per question (per part of a multi-part one) holding
+    its N versions, each named by its version, so a quiz's random question from that category gives each
+    student one version; choices shuffled by Moodle.  The category says the question's marks: a random
+    question's slot in a quiz starts at 1 mark (mod/quiz, ``structure::add_random_questions``)."""
+    first = papers[0]
+    exam = _category_name(first.layout.title or first.selection.describe())
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    for position in range(1, len(first.questions) + 1):
+        asked = [(paper, next(q for q in paper.questions if paper.position(q) == position)) for paper in papers]
+        for items in zip(*(question.items for _, question in asked), strict=True):
+            item = items[0]
+            name = _category_name(f"Q{position:02d}{item.label} {item.instance.title} ({marks(item.instance.points)})")
+            parts.append(f'<question type="category"><category><text>$course$/quizzer/{escape(exam)}/'
+                         f"{escape(name)}</text></category></question>")
+            parts += [_question(version_item, version=paper.version, shuffle=True)
+                      for (paper, _), version_item in zip(asked, items, strict=True)]
+            first.step()
+    parts.append("</quiz>\n")
+    return "\n".join(parts).encode()
+
+
+def _category_name(text: str) -> str:
+    """A category's name: a ``/`` would make it a path of categories."""
+    return " ".join(text.replace("/", "-").split())
+
+
 def _category(question: Question) -> str:
     return question.instance.topics[0]
 
 
-def _question(question: Question) -> str:
+def _question(question: Question, *, version: str = "", shuffle: bool = False) -> str:
     instance = question.instance
     qtype, text, answers = _TYPES[instance.kind](question)
+    if shuffle:
+        answers = answers.replace("<shuffleanswers>0</shuffleanswers>", "<shuffleanswers>1</shuffleanswers>")
     solution = instance.solution + _IN_MOODLE.get(instance.kind, "")
     return (f'<question type="{qtype}">\n'
-            f"<name><text>{escape(_name(question))}</text></name>\n"
+            f"<name><text>{escape(_name(question, version))}</text></name>\n"
             f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
             f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
             "</generalfeedback>\n"
@@ -326,7 +355,8 @@ _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
 _IN_MOODLE = {"expression": _TEXT_ONLY, "order": _ALL_OR_NOTHING}  # what Moodle grades differently, for the feedback
 
 
-def _name(question: Question) -> str:
-    """The question's name in Moodle's bank: number, title, and where it came from."""
+def _name(question: Question, version: str = "") -> str:
+    """The question's name in Moodle's bank (the teacher's view): number, title, and where it came from."""
     instance = question.instance
-    return f"{question.number}{question.label}. {instance.title} [{instance.key} · seed {instance.seed}]"
+    where = f"version {version} · " if version else ""
+    return f"{question.number}{question.label}. {instance.title} [{where}{instance.key} · seed {instance.seed}]"

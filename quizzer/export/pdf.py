@@ -77,7 +77,8 @@ def _compile(source: Callable[[Path], str]) -> bytes:
 def typst_source(paper: Paper, sections: tuple[Section, ...], root: Path) -> str:
     """The typst document for ``sections``; its figures are written into ``root`` beside it."""
     body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
-    footer = escape_typst(f"{paper.title} · seed {paper.selection.seed}")
+    footer = escape_typst(f"{paper.title} · paper code {paper.code}" if paper.exam and sections == ("paper",) else
+                          f"{paper.title} · seed {paper.selection.seed}")
     return _preamble(paper.title, footer, paper.layout.paper_size) + body
 
 
@@ -90,16 +91,20 @@ def _paper(paper: Paper, root: Path) -> str:
     instructions = f"#block(width: 100%, inset: (y: 4pt))[{to_typst(paper.layout.instructions)}]\n" \
         if paper.layout.instructions.strip() else ""
     # The candidate box: name and student ID to fill in, the score out of the paper's total.
-    header = (f"= {escape_typst(paper.title)}\n#meta[{_stamp(paper)}]\n\n{instructions}"
+    stamp = f"{escape_typst(paper.totals)} · paper code #strong[{escape_typst(paper.code)}]" if paper.exam else \
+        _stamp(paper)
+    header = (f"= {escape_typst(paper.title)}\n#meta[{stamp}]\n\n{instructions}"
               "#block(width: 100%, stroke: 0.8pt, inset: 8pt, radius: 2pt, grid(columns: (1.4fr, 1fr, 0.8fr), "
               "column-gutter: 14pt, [Name: #box(width: 1fr, repeat[\\_])], [Student ID: #box(width: 1fr, repeat[\\_])],"
               f" [Score: #box(width: 1fr, repeat[\\_]) / {paper.total_points:g}]))\n"
               "#line(length: 100%, stroke: 1pt)\n")
-    return header + "\n".join(_question(question, root) for question in paper.each())
+    return header + "\n".join(_question(question, root, paper.exam) for question in paper.each())
 
 
 def _answers(paper: Paper, root: Path) -> str:
-    header = f"= Answer sheet\n#meta[{escape_typst(paper.title)} · {_stamp(paper)}]\n#line(length: 100%, stroke: 1pt)\n"
+    code = f"paper code {escape_typst(paper.code)} · " if paper.exam else ""
+    header = (f"= Answer sheet\n#meta[{escape_typst(paper.title)} · {code}{_stamp(paper)}]\n"
+              "#line(length: 100%, stroke: 1pt)\n")
     return header + "\n".join(_answer(question, root) for question in paper.each())
 
 
@@ -110,20 +115,21 @@ def _stamp(paper: Paper) -> str:
             f"#raw({_string(paper.command)})")
 
 
-def _heading(question: Question) -> str:
+def _heading(question: Question, meta: bool = True) -> str:
     instance = question.instance
+    where = f"#meta[{escape_typst(instance.key)} · seed {instance.seed}]\n\n" if meta else "\n"
     # Marks sit at the right edge of the heading, where a marker adds them up.
     return (f"== {question.number}. {to_typst_inline(instance.title)} #h(1fr) "
-            f"#text(size: 9pt, weight: \"regular\")[\\[{escape_typst(marks(instance.points))}\\]]\n"
-            f"#meta[{escape_typst(instance.key)} · seed {instance.seed}]\n\n")
+            f"#text(size: 9pt, weight: \"regular\")[\\[{escape_typst(marks(instance.points))}\\]]\n{where}")
 
 
-def _question(question: Question, root: Path) -> str:
+def _question(question: Question, root: Path, exam: bool = False) -> str:
     instance = question.instance
     choices = "".join(f"#block(spacing: 0.5em)[*({chr(97 + i)})* #h(0.3em) {to_typst_inline(choice)}]\n"
                       for i, choice in enumerate(instance.choices))
     work = f"#work({WORK_SPACE.get(instance.kind, DEFAULT_WORK_SPACE)})\n"
-    return (f"#block(breakable: false, below: 1.4em)[\n{_heading(question)}{to_typst(instance.prompt)}\n\n"
+    heading = _heading(question, meta=not exam)
+    return (f"#block(breakable: false, below: 1.4em)[\n{heading}{to_typst(instance.prompt)}\n\n"
             f"{_figure(question, 'prompt', root)}{choices}{work}]")
 
 

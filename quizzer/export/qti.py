@@ -54,6 +54,34 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     for question in paper.each():
         for item in question.items:  # one item per part of a multi-part question
             section.append(_item(item))
+    return _package(root)
+
+
+def render_versions(papers: list[Paper]) -> bytes:
+    """An exam's versions (``--versions N``): one section per question (per part) holding its N versions and
+    selecting one of them for each student (``selection_number`` 1: a question group in Canvas, worth the
+    question's points, ``points_per_item`` as Canvas itself exports a group)."""
+    first = papers[0]
+    root = ET.Element("questestinterop", xmlns=QTI_NS)
+    title = first.layout.title or f"Exam: {first.selection.describe()}"
+    assessment = ET.SubElement(root, "assessment", ident=ASSESSMENT, title=title)
+    top = ET.SubElement(assessment, "section", ident="root_section")
+    for position in range(1, len(first.questions) + 1):
+        asked = [(paper, next(q for q in paper.questions if paper.position(q) == position)) for paper in papers]
+        for items in zip(*(question.items for _, question in asked), strict=True):
+            label = f"Q{position}{items[0].label}"
+            group = ET.SubElement(top, "section", ident=f"group_{label}", title=f"{label}. {items[0].instance.title}")
+            selection = ET.SubElement(ET.SubElement(group, "selection_ordering"), "selection")
+            ET.SubElement(selection, "selection_number").text = "1"
+            ET.SubElement(ET.SubElement(selection, "selection_extension"), "points_per_item").text = \
+                f"{items[0].instance.points:g}"
+            for (paper, _), item in zip(asked, items, strict=True):
+                group.append(_item(item, f"{label}{paper.version}"))
+        first.step()
+    return _package(root)
+
+
+def _package(root: ET.Element) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
         for name, element in ((f"{ASSESSMENT}/{ASSESSMENT}.xml", root), ("imsmanifest.xml", _manifest())):
@@ -75,10 +103,10 @@ def _manifest() -> ET.Element:
     return manifest
 
 
-def _item(question: Question) -> ET.Element:
+def _item(question: Question, ident: str = "") -> ET.Element:
     instance = question.instance
     qtype, build = _TYPES[instance.kind]
-    item = ET.Element("item", ident=f"q{question.number}{question.label}",
+    item = ET.Element("item", ident=ident or f"q{question.number}{question.label}",
                       title=f"{question.number}{question.label}. {instance.title}")
     fields = ET.SubElement(ET.SubElement(item, "itemmetadata"), "qtimetadata")
     for label, entry in (("question_type", qtype), ("points_possible", f"{instance.points:g}"),
@@ -188,7 +216,10 @@ def _short_answer(question: Question, presentation: ET.Element, processing: ET.E
 def _essay(question: Question, presentation: ET.Element, processing: ET.Element) -> None:
     response = ET.SubElement(presentation, "response_str", ident=RESPONSE, rcardinality="Single")
     ET.SubElement(ET.SubElement(response, "render_fib"), "response_label", ident="answer1", rshuffle="No")
-    del processing  # graded by hand: no condition scores it
+    # Graded by hand: a condition that sets no score, as Canvas writes it (the QTI 1.2 DTD wants at least one
+    # respcondition in a resprocessing).
+    ET.SubElement(ET.SubElement(ET.SubElement(processing, "respcondition", attrib={"continue": "No"}),
+                                "conditionvar"), "other")
 
 
 _TYPES: dict[str, tuple[str, Callable[[Question, ET.Element, ET.Element], None]]] = {
