@@ -28,6 +28,7 @@ How the answer kinds become Canvas questions (``points_possible`` is the questio
 
 from __future__ import annotations
 
+import hashlib
 import io
 import xml.etree.ElementTree as ET
 import zipfile
@@ -43,6 +44,7 @@ QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
 CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
 ASSESSMENT = "quizzer-assessment"
 RESPONSE = "response1"
+FIGURES = "figures"
 _ZIP_TIME = (2020, 1, 1, 0, 0, 0)  # fixed, so the same paper gives the same bytes
 
 
@@ -51,10 +53,11 @@ def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     root = ET.Element("questestinterop", xmlns=QTI_NS)
     assessment = ET.SubElement(root, "assessment", ident=ASSESSMENT, title=paper.title)
     section = ET.SubElement(assessment, "section", ident="root_section")
+    figures: dict[str, bytes] = {}
     for question in paper.each():
         for item in question.items:  # one item per part of a multi-part question
-            section.append(_item(item))
-    return _package(root)
+            section.append(_item(item, figures=figures))
+    return _package(root, figures)
 
 
 def render_versions(papers: list[Paper]) -> bytes:
@@ -66,6 +69,7 @@ def render_versions(papers: list[Paper]) -> bytes:
     title = first.layout.title or f"Exam: {first.selection.describe()}"
     assessment = ET.SubElement(root, "assessment", ident=ASSESSMENT, title=title)
     top = ET.SubElement(assessment, "section", ident="root_section")
+    figures: dict[str, bytes] = {}
     for position in range(1, len(first.questions) + 1):
         asked = [(paper, next(q for q in paper.questions if paper.position(q) == position)) for paper in papers]
         for items in zip(*(question.items for _, question in asked), strict=True):
@@ -76,22 +80,28 @@ def render_versions(papers: list[Paper]) -> bytes:
             ET.SubElement(ET.SubElement(selection, "selection_extension"), "points_per_item").text = \
                 f"{items[0].instance.points:g}"
             for (paper, _), item in zip(asked, items, strict=True):
-                group.append(_item(item, f"{label}{paper.version}"))
+                group.append(_item(item, f"{label}{paper.version}", figures))
         first.step()
-    return _package(root)
+    return _package(root, figures)
 
 
-def _package(root: ET.Element) -> bytes:
+def _package(root: ET.Element, figures: dict[str, bytes]) -> bytes:
+    """The zip: the assessment, its figures beside it (``figures/NAME.svg``, as each ``matimage`` names them)
+    and the manifest listing them all."""
+    entries = [(f"{ASSESSMENT}/{ASSESSMENT}.xml", ET.tostring(root, encoding="utf-8", xml_declaration=True))]
+    entries += [(f"{ASSESSMENT}/{FIGURES}/{name}", svg) for name, svg in sorted(figures.items())]
+    manifest = _manifest([name for name, _ in entries])
+    entries.append(("imsmanifest.xml", ET.tostring(manifest, encoding="utf-8", xml_declaration=True)))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
-        for name, element in ((f"{ASSESSMENT}/{ASSESSMENT}.xml", root), ("imsmanifest.xml", _manifest())):
+        for name, content in entries:
             info = zipfile.ZipInfo(name, date_time=_ZIP_TIME)
             info.compress_type = zipfile.ZIP_DEFLATED
-            package.writestr(info, ET.tostring(element, encoding="utf-8", xml_declaration=True))
+            package.writestr(info, content)
     return buffer.getvalue()
 
 
-def _manifest() -> ET.Element:
+def _manifest(files: list[str]) -> ET.Element:
     manifest = ET.Element("manifest", identifier="quizzer-manifest", xmlns=CP_NS)
     metadata = ET.SubElement(manifest, "metadata")
     ET.SubElement(metadata, "schema").text = "IMS Content"
@@ -99,11 +109,12 @@ def _manifest() -> ET.Element:
     ET.SubElement(manifest, "organizations")
     resources = ET.SubElement(manifest, "resources")
     resource = ET.SubElement(resources, "resource", identifier=ASSESSMENT, type="imsqti_xmlv1p2")
-    ET.SubElement(resource, "file", href=f"{ASSESSMENT}/{ASSESSMENT}.xml")
+    for href in files:
+        ET.SubElement(resource, "file", href=href)
     return manifest
 
 
-def _item(question: Question, ident: str = "") -> ET.Element:
+def _item(question: Question, ident: str = "", figures: dict[str, bytes] | None = None) -> ET.Element:
     instance = question.instance
     qtype, build = _TYPES[instance.kind]
     item = ET.Element("item", ident=ident or f"q{question.number}{question.label}",
@@ -116,13 +127,15 @@ def _item(question: Question, ident: str = "") -> ET.Element:
         ET.SubElement(field, "fieldlabel").text = label
         ET.SubElement(field, "fieldentry").text = entry
     presentation = ET.SubElement(item, "presentation")
-    _material(presentation, to_html(instance.prompt + _lettered_steps(instance), math="mathml"))
+    _material(presentation, to_html(instance.prompt + _lettered_steps(instance), math="mathml"),
+              _figure(question, "prompt", figures))
     processing = ET.SubElement(item, "resprocessing")
     ET.SubElement(ET.SubElement(processing, "outcomes"), "decvar", maxvalue="100", minvalue="0", varname="SCORE",
                   vartype="Decimal")
     build(question, presentation, processing)
     feedback = ET.SubElement(item, "itemfeedback", ident="general_fb")
-    _material(ET.SubElement(feedback, "flow_mat"), to_html(_feedback(question), math="mathml"))
+    _material(ET.SubElement(feedback, "flow_mat"), to_html(_feedback(question), math="mathml"),
+              _figure(question, "solution", figures))
     return item
 
 
@@ -150,8 +163,24 @@ _IN_CANVAS = {  # what Canvas grades differently from quizzer, for the feedback
 }
 
 
-def _material(parent: ET.Element, html: str) -> None:
-    ET.SubElement(ET.SubElement(parent, "material"), "mattext", texttype="text/html").text = html
+def _material(parent: ET.Element, html: str, figure: str = "") -> None:
+    material = ET.SubElement(parent, "material")
+    ET.SubElement(material, "mattext", texttype="text/html").text = html
+    if figure:  # a file of the package, beside the assessment: Canvas's converter makes it an <img>
+        ET.SubElement(material, "matimage", imagtype="image/svg+xml", uri=f"{FIGURES}/{figure}")
+
+
+def _figure(question: Question, where: str, figures: dict[str, bytes] | None) -> str:
+    """The name of the question's figure file when it goes ``where`` (and it into ``figures``), else ""."""
+    figure = question.instance.figure
+    if figure is None or figure.where != where or figures is None:
+        return ""
+    from quizzer.figures import draw
+
+    svg = draw(figure).encode()
+    name = f"figure-{hashlib.sha256(svg).hexdigest()[:12]}.svg"
+    figures[name] = svg
+    return name
 
 
 def _condition(processing: ET.Element, score: float, action: str = "Set") -> ET.Element:
