@@ -199,7 +199,9 @@ def generate(key: list[str] | None, topic: str | None, week: int | None, paper: 
 
     by_key_only = topic is None and week is None and paper is None
     templates = current_templates(key) if key and by_key_only else None  # None: the ORM path (see one_question)
-    if templates is not None:
+    if templates is not None:  # in the order given with -k, as export keeps it
+        given = list(key or ())
+        templates.sort(key=lambda template: given.index(template.key) if template.key in given else len(given))
         instances = instances_of(templates, n=n, seed=seed)
     else:
         with bank_session() as session:

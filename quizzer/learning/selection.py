@@ -27,6 +27,8 @@ def choose_instances(*, session: Session, keys: Sequence[str] = (), topic: str |
     rows = select_templates(session=session, keys=keys, topic=topic, week=week, paper=paper)
     if not rows:
         raise UserError("no questions match this selection; see 'quizzer list'")
+    if keys:  # the teacher's order, as given with -k (the bank returns them by week and key)
+        rows.sort(key=lambda row: keys.index(row.key))
     return instances_of([parse_stored(row.source_yaml, row.content_hash, row.key) for row in rows], n=n, seed=seed)
 
 

@@ -176,3 +176,18 @@ def test_versions_need_an_exam_format_and_a_file(tmp_path: Path) -> None:
 
 def test_version_codes() -> None:
     assert [version_code(i) for i in (0, 1, 25, 26, 27)] == ["A", "B", "Z", "AA", "AB"]
+
+
+def test_questions_keep_the_order_given_with_k(tmp_path: Path) -> None:
+    keys = ["practice/warmup-rate", "2024T1_ET_AN Q157", "practice/decoder-mask-order"]  # not week-then-key order
+    selection = [arg for key in keys for arg in ("-k", key)]
+    code, out, _ = run("generate", *selection, "--seed", "1", "--format", "json")
+    assert code == 0 and [item["key"] for item in json.loads(out)] == keys
+    folder = tmp_path / "k"
+    folder.mkdir()
+    code, _, err = run("export", *selection, "--seed", "1", "--versions", "2", "--secret", str(tmp_path / "s"),
+                       "--format", "md", "-o", str(folder / "exam.md"))
+    assert code == 0, err
+    assert [row["key"] for row in key_rows(folder) if row["version"] == "B"] == keys
+    code, _, err = run("export", *selection, "--seed", "1", "--format", "json", "-o", str(tmp_path / "p.json"))
+    assert code == 0 and [q["key"] for q in json.loads((tmp_path / "p.json").read_text())["questions"]] == keys
