@@ -43,7 +43,8 @@ def stable_id(name: str) -> int:
 
 
 def deck_name(paper: Paper) -> str:
-    return f"quizzer::{paper.selection.describe()}"
+    """``quizzer::TITLE`` with ``--title`` (Anki's ``::`` nests it under quizzer), else what it covers."""
+    return f"quizzer::{paper.layout.title or paper.selection.describe()}"
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:

@@ -103,3 +103,18 @@ def test_a_fresh_export_of_the_same_questions_updates_their_notes(
         assert len(figures) == 1 and (Path(collection.media.dir()) / figures[0]).exists()
     finally:
         collection.close()
+
+
+def test_a_title_names_the_deck(tmp_path: Path) -> None:
+    """Two quizzes of the same questions, titled apart, land in two decks (item 10 of issue 39)."""
+    quiz_a, quiz_b = tmp_path / "a.apkg", tmp_path / "b.apkg"
+    export_deck(quiz_a, "--title", "Quiz A")
+    export_deck(quiz_b, "--title", "Quiz B")
+    collection = anki_collection.Collection(str(tmp_path / "collection.anki2"))
+    try:
+        import_into(collection, quiz_a)
+        import_into(collection, quiz_b)
+        names = {d.name for d in collection.decks.all_names_and_ids()}
+        assert {"quizzer::Quiz A", "quizzer::Quiz B"} <= names
+    finally:
+        collection.close()
