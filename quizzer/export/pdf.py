@@ -137,8 +137,10 @@ def _answer(question: Question, root: Path) -> str:
     accepted = f" #text(fill: luma(100))[(accepted {escape_typst(question.accepted)})]" if question.accepted else ""
     shown = question.sheet_answer
     answer = f"\n\n{to_typst(shown)}" if question.answer_is_block else to_typst_inline(shown)
-    wrong = "".join(f"- {_wrong_answer(wrong)}\n" for wrong in question.wrong_answers)
-    notes_box = f"#notes-box[*Common wrong answers*\n\n{wrong}]\n" if wrong else ""
+    wrong = [f"- {_wrong_answer(wrong)}\n" for wrong in question.wrong_answers]
+    # The heading keeps its first entry with it: never alone at the foot of a page.
+    notes_box = (f"#notes-box[#block(breakable: false)[*Common wrong answers*\n\n{wrong[0]}]{''.join(wrong[1:])}]\n"
+                 if wrong else "")
     # The heading stays with its answer: never alone at the foot of a page.
     return (f"#block(breakable: true, below: 1.4em)[\n#block(breakable: false)[{_heading(question)}"
             f"#answer-box[*Answer:* {accepted + answer if question.answer_is_block else answer + accepted}]]\n\n"

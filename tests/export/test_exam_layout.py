@@ -60,3 +60,16 @@ def test_a_missing_instructions_file_is_one_line_and_writes_nothing() -> None:
     code, _, err = run("export", *SELECTION, "--format", "pdf", "--instructions", "missing.md", "-o", "x.pdf")
     assert code == 2 and err.strip() == "quizzer: missing.md: cannot read the instructions: No such file or directory"
     assert not Path("x.pdf").exists()
+
+
+def test_no_page_of_the_answer_sheet_ends_on_the_common_wrong_answers_heading() -> None:
+    code, _, err = run("export", "--paper", "2024T3_Q1_NA", "--seed", "5", "--format", "pdf", "-o", "key.pdf")
+    assert code == 0, err
+    pages = [page for page in pdf_text(Path("key.pdf"), "-layout").split("\f") if page.strip()]
+    headings = 0
+    for page in pages:
+        lines = [line.strip() for line in page.splitlines() if line.strip()]
+        body = [line for line in lines if not re.search(r"\d+ / \d+$", line)]  # without the footer
+        headings += sum(line == "Common wrong answers" for line in body)
+        assert body and body[-1] != "Common wrong answers"
+    assert headings >= 5
