@@ -53,6 +53,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from quizzer.export.document import Paper, Question, Section, marks
+from quizzer.export.lmsforms import expression_forms, shape_forms
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
 from quizzer.grading.match import is_discrete
@@ -251,10 +252,10 @@ def _ordering(question: Question) -> tuple[str, str, str]:
 def written_forms(instance: Instance) -> list[str]:
     """The ways people write the same shape, expression or order of steps, without duplicates."""
     if instance.kind == "shape":
-        dims = [str(dim) for dim in instance.answer]
-        forms = ["[" + ", ".join(dims) + "]", "[" + ",".join(dims) + "]", "(" + ", ".join(dims) + ")",
-                 " x ".join(dims), "×".join(dims)]
-    elif instance.kind in ("vector", "matrix"):  # whole numbers (graded all or nothing): as typed in quizzer
+        return shape_forms(instance)
+    if instance.kind == "expression":
+        return expression_forms(instance)
+    if instance.kind in ("vector", "matrix"):  # whole numbers (graded all or nothing): as typed in quizzer
         forms = whole_number_forms(instance.kind, instance.answer)
     elif instance.kind == "order":  # the displayed letters of the steps, in their right order
         letters = [option_letter(place) for place in instance.answer]

@@ -202,3 +202,29 @@ def test_a_clozes_moodle_marks_and_scores_are_quizzers(tmp_path: Path) -> None:
             assert moodle_cloze.grade(text, list(typed[free])) == pytest.approx(ours), (key, seed, wrong.id)
             compared += 1
     assert exact_totals >= 10 and compared >= 20
+
+
+def test_every_written_form_quizzer_accepts_for_a_shape_or_expression_is_a_moodle_answer(tmp_path: Path) -> None:
+    """The forms a teacher saw Moodle mark 0 while quizzer gave full marks (issue 39, item 6) are accepted;
+    every accepted pattern is one quizzer marks right; wrong ones stay wrong."""
+    def patterns(key: str, seed: int) -> list[str]:
+        folder = tmp_path / f"{key.replace('/', '-').replace(' ', '-')}-{seed}"
+        folder.mkdir(exist_ok=True)
+        question = moodle(folder, "--key", key, "--seed", str(seed), "--force")[0]
+        return [a.findtext("text") or "" for a in question.findall("answer") if a.get("fraction") == "100"]
+
+    def accepted(found: list[str], typed: str) -> bool:
+        return any(moodle_shortanswer_matches(p, typed, ignore_case=False) for p in found)
+
+    expression = patterns("2024T3_Q1_NA Q278", 1)  # 8*d^2 + 8*d
+    for typed in ("8d^2 + 8d", "8 * d^2 + 8 * d", "8*d**2+8*d", "8*d^2 + 8*d"):
+        assert accepted(expression, typed), typed
+    assert not accepted(expression, "8*d^2 + 8") and not accepted(expression, "8d^2+8")
+    dims = [str(d) for d in instance("practice/w1b-mha-concat-shape", 2).answer]
+    shape = patterns("practice/w1b-mha-concat-shape", 2)
+    for typed in (f"({','.join(dims)})", f"[{' x '.join(dims)}]", ", ".join(dims), " ".join(dims), "×".join(dims)):
+        assert accepted(shape, typed), typed
+    assert not accepted(shape, ", ".join(reversed(dims)))
+    for key, seed in (("2024T3_Q1_NA Q278", 1), ("practice/w1b-mha-concat-shape", 2), ("2026T2_Q1_NA Q7", 3)):
+        for pattern in patterns(key, seed):
+            assert grade(instance(key, seed).spec, pattern.replace("\\*", "*")).verdict == "correct", pattern
