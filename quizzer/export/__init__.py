@@ -10,6 +10,9 @@ format writes:
 * ``json``, ``moodle``, ``apkg``, ``qti``: one file holding questions and answers together.
 
 ``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
+An exam (``--versions N`` or ``--secret FILE``) is :mod:`quizzer.export.versions`: papers that carry a paper
+code and nothing that reproduces their answers (:mod:`quizzer.export.papercode`), the teacher's key, a grid
+and ``exam-key.csv`` (:mod:`quizzer.export.keygrid`).
 Files are rendered completely in memory first, then written by :mod:`quizzer.common.files` (temporary
 files in the target directory, moved into place), so a failed export never leaves a half-written file.
 """
