@@ -107,10 +107,6 @@ def _export_exam(selection: Selection, *, fmt: str, output: Path, force: bool, l
     from quizzer.learning.selection import choose_instances
 
     secret_path = secret if secret is not None else default_secret_path(database_url())
-    key, created = load_secret(secret_path)
-    if created:
-        print(f"Created the course secret {secret_path}: keep it (and keep it from students); it maps every paper "
-              "code to its answers.", file=sys.stderr)
     options = ("--secret", str(secret_path), *(["--shuffle-questions"] if shuffle else []),
                *([] if hold else ["--vary-structure"]))
     with bank_session() as session:
@@ -118,6 +114,10 @@ def _export_exam(selection: Selection, *, fmt: str, output: Path, force: bool, l
         instances = choose_instances(session=session, keys=selection.keys, topic=selection.topic, week=selection.week,
                                      paper=selection.paper, n=selection.n, seed=selection.seed)
         note_repeats([instance.key for instance in instances])
+        key, created = load_secret(secret_path)  # once the selection is known good: a bad one creates nothing
+        if created:
+            print(f"Created the course secret {secret_path}: keep it (and keep it from students); it maps every "
+                  "paper code to its answers.", file=sys.stderr)
         made = make_exam(instances, lambda name: get_template(session=session, key=name), key, selection.seed,
                          versions, hold=hold, shuffle=shuffle)
     for path in export_exam(made, selection, fmt=fmt, output=output, force=force, layout=layout,

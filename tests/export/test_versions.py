@@ -191,3 +191,9 @@ def test_questions_keep_the_order_given_with_k(tmp_path: Path) -> None:
     assert [row["key"] for row in key_rows(folder) if row["version"] == "B"] == keys
     code, _, err = run("export", *selection, "--seed", "1", "--format", "json", "-o", str(tmp_path / "p.json"))
     assert code == 0 and [q["key"] for q in json.loads((tmp_path / "p.json").read_text())["questions"]] == keys
+
+
+def test_a_bad_selection_creates_no_secret_and_writes_nothing(tmp_path: Path) -> None:
+    code, _, err = run("export", "--paper", "NO_SUCH_PAPER", "--versions", "2", "--secret", str(tmp_path / "s"),
+                       "--format", "md", "-o", str(tmp_path / "exam.md"))
+    assert code == 2 and err.count("\n") == 1 and not (tmp_path / "s").exists() and not list(tmp_path.glob("exam*"))
