@@ -228,3 +228,52 @@ def test_every_written_form_quizzer_accepts_for_a_shape_or_expression_is_a_moodl
     for key, seed in (("2024T3_Q1_NA Q278", 1), ("practice/w1b-mha-concat-shape", 2), ("2026T2_Q1_NA Q7", 3)):
         for pattern in patterns(key, seed):
             assert grade(instance(key, seed).spec, pattern.replace("\\*", "*")).verdict == "correct", pattern
+
+
+def test_moodle_scores_every_right_answer_and_listed_mistake_as_quizzer_does(tmp_path: Path) -> None:
+    """Every question of the bank's export, marked by a port of Moodle's engine (``moodle_engine``), on its
+    right answer and each listed mistake as a student types it.  They agree except where Moodle cannot state
+    quizzer's rule, each case named: an order's partial credit by pairs (Moodle: all or nothing, never more);
+    part credit for an entry right to fewer digits than asked; an entry Moodle prints as given that the
+    mistake types wrong."""
+    from tests.export.moodle_engine import response, score
+    from tests.export.test_qti import made_by
+
+    agree = total = 0
+    excused: dict[str, int] = {}
+    for question in moodle(tmp_path, "--seed", "2"):
+        made = made_by(question.findtext("idnumber") or "")
+        if made.kind == "text":
+            continue  # an essay: marked by hand
+        cases = [(made.answer, made.answer_text, 1.0)]
+        cases += [(m.answer, m.answer_text, grade(made.spec, m.answer_text).score) for m in made.mistakes]
+        for value, typed, ours in cases:
+            theirs = score(question, response(question, made.kind, value, typed, made.answer if made.kind == "order"
+                                              else ()))
+            total += 1
+            if theirs is not None and abs(theirs - ours) < 1e-6:
+                agree += 1
+                continue
+            assert ours < 1.0, (made.key, made.seed, typed)  # every right answer scores full marks in Moodle
+            reason = _why_they_differ(made, value, theirs, ours)
+            assert reason, (made.key, made.seed, typed, theirs, ours)
+            excused[reason] = excused.get(reason, 0) + 1
+    print(f"Moodle agrees with quizzer on {agree} of {total}; the others: {excused}")
+    assert total > 300 and agree / total > 0.9
+
+
+def _why_they_differ(made, value, theirs: float | None, ours: float) -> str:  # type: ignore[no-untyped-def]
+    if made.kind == "order" and theirs == 0.0:
+        return "order: partial credit by pairs"
+    if made.kind in ("vector", "matrix", "number") and theirs is not None:
+        spec = made.spec
+        if spec.given is not None:
+            typed = np.atleast_2d(np.asarray(value, dtype=float))
+            expected = np.atleast_2d(np.asarray(spec.expected, dtype=float))
+            if typed.shape == expected.shape and not np.allclose(typed[np.atleast_2d(spec.given)],
+                                                                 expected[np.atleast_2d(spec.given)]):
+                return "an entry Moodle prints as given, typed wrong"
+        size = np.asarray(spec.expected).size if made.kind != "number" else 1
+        if not float(ours * size).is_integer() or (made.kind == "number" and 0 < ours < 1):
+            return "part credit for fewer digits than asked"
+    return ""
