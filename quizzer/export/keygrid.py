@@ -8,12 +8,13 @@ of each version's paper::
     A,A-7KQ2M9XD,3b,3,practice/warmup-chain (b),…,…,1,number
 
 ``question`` is the number printed on that paper (with a part's letter), ``position`` the question's place in
-the teacher's order (they differ only with ``--shuffle-questions``), ``key`` and ``seed`` what
-``quizzer grade`` and ``quizzer grade --batch`` take (a part as ``KEY (b)``), ``answer`` the right answer as a
-student would type it, ``points`` its marks, ``kind`` its answer kind (``text``: a written answer, marked by
-hand or self-rated; the model answer is in ``answer``).  So a class's answers, collected as (paper code or version,
-question, answer, learner), join on (``paper_code``, ``question``) to give ``grade --batch`` its
-``key,seed,answer,learner`` lines; the paper code is what a scanner reads (:mod:`quizzer.export.papercode`).
+the teacher's order (they differ only with ``--shuffle-questions``), ``key`` and ``seed`` what ``quizzer grade``
+and ``quizzer grade --batch`` take (a part as ``KEY (b)``), ``answer`` the right answer as a student would type
+it (a choice: its letter, ``c``; select-all: ``a, c``), ``points`` its marks, ``kind`` its answer kind
+(``text``: a written answer, marked by hand or self-rated; the model answer is in ``answer``).  So a class's
+answers, collected as (paper code, question, answer, learner), join on (``paper_code``, ``question``) to give
+``grade --batch`` its ``key,seed,answer,learner`` lines; the paper code is what a scanner reads
+(:mod:`quizzer.export.papercode`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from typing import TYPE_CHECKING
 
 from quizzer.export.document import Paper, marks
 from quizzer.export.richtext import escape_typst
+from quizzer.grading.describe import option_letter
+from quizzer.templates.instance import Instance
 
 if TYPE_CHECKING:
     from quizzer.export.versions import Exam
@@ -57,8 +60,18 @@ def rows(paper: Paper) -> list[Row]:
             whole = question.whole or item.instance
             key = f"{whole.key} ({item.label})" if item.label else whole.key
             found.append(Row(paper.version, paper.code, f"{question.number}{item.label}", position, key,
-                             whole.seed, item.instance.answer_text.strip(), item.instance.points, item.instance.kind))
+                             whole.seed, _typed(item.instance), item.instance.points, item.instance.kind))
     return found
+
+
+def _typed(instance: Instance) -> str:
+    """The answer as a marker reads it and ``grade`` takes it: a choice's letter(s) (``c``, ``a, c``: the
+    option's text is on the paper), else the answer as a student types it."""
+    if instance.kind == "choice":
+        return option_letter(int(instance.answer))
+    if instance.kind == "multi":
+        return ", ".join(option_letter(index) for index in sorted(instance.answer)) or "none"
+    return instance.answer_text.strip()
 
 
 def exam_key_csv(papers: list[Paper]) -> bytes:

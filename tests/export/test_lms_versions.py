@@ -46,6 +46,8 @@ def exported(tmp_path: Path, fmt: str, *selection: str, versions: int = VERSIONS
 def test_moodle_files_each_question_as_a_category_of_its_versions(tmp_path: Path) -> None:
     target, rows = exported(tmp_path, "moodle", *EXAM)
     assert (tmp_path / "exam-grid.md").exists()
+    choices = [row["answer"] for row in rows if row["kind"] == "choice"]  # the letter a marker reads
+    assert choices and all(len(answer) == 1 and answer.isalpha() for answer in choices)
     root = ET.parse(target).getroot()
     categories: dict[str, list[ET.Element]] = {}
     current = ""
