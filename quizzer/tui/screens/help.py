@@ -31,7 +31,8 @@ HELP = """\
 - recall cards: answer in your head, `enter` shows the model answer, then rate yourself
   `1` again · `2` hard · `3` good · `4` easy
 
-- order questions: `shift+↑` `shift+↓` (or `ctrl+↑` `ctrl+↓`, `K` `J`) move the highlighted step
+- order questions: type the steps' letters in order (`c` `a` `d` `b`; the last falls into place),
+  `backspace` takes one back; or `shift+↑` `shift+↓` (`ctrl+↑` `ctrl+↓`, `K` `J`) move the highlighted step
 - multi-part questions: `enter` answers a part and goes on to the next; `ctrl+b` back to the part before
 - `pageup` `pagedown` scroll a long question
 
