@@ -22,7 +22,8 @@ from quizzer.bank.store import all_templates, attempt_row, insert_attempts, reco
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.dashboard import Dashboard, paper_rows, topic_rows
+from quizzer.learning.dashboard import build_dashboard
+from quizzer.learning.dashboard_rows import Dashboard
 from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
@@ -159,8 +160,7 @@ class Study:
         # A question answered right in this sitting is not offered again within it (next()), so it
         # is not counted as due either: "17 reviews due" that practice then never asks misleads.
         due_keys = {key for key, state in states.items() if is_due(state, now)} - self._settled_now()
-        return Dashboard(topic_rows(attempts, mastery, due_keys, self.templates, self.catalog),
-                         paper_rows(attempts, self.templates, self.catalog), len(attempts), len(due_keys))
+        return build_dashboard(attempts, mastery, due_keys, self.templates, self.catalog)
 
     # --- practising ------------------------------------------------------------------------
 

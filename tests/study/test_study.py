@@ -14,7 +14,7 @@ from bench.simulated_learners import wrong_response
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.grading.describe import describe
-from quizzer.learning.dashboard import TopicRow
+from quizzer.learning.dashboard_rows import TopicRow
 from quizzer.learning.study import Study
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance, make_instance

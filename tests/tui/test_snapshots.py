@@ -85,6 +85,17 @@ def test_dashboard_after_answers(snap_compare: Snap, new_app: Callable[..., Quiz
 
 
 @SIZES
+def test_dashboard_past_papers(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
+    """Past papers on a tab of their own, each by year, term and codes, with the topics it examines."""
+    async def run_before(pilot: Any) -> None:
+        await loaded(pilot.app, pilot)
+        await pilot.press("tab", "down", "down")
+        await pilot.pause()
+
+    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
 def test_practice_typed_answer_with_live_preview(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
                                                  size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
