@@ -85,16 +85,25 @@ def paper_rows(attempts: Sequence[Attempt], templates: Mapping[str, Template], c
     # A part with no ID of its own (or with its question's key) answers the question's key anyway.
     part_ids = {(key, LABELS[i]): part_id for key, template in templates.items()
                 for part_id, i in template.routed_parts.items()}
+    examined = paper_topics(catalog)
+    return [PaperRow(paper, done, total, paper_title(catalog, paper), examined[paper])
+            for paper, (done, total) in paper_progress(
+                attempts, [(record.id, record.paper) for record in catalog.records.values()], part_ids).items()]
+
+
+def paper_title(catalog: Catalog, paper: str) -> str:
+    """`2025 T2 · ET/FN` (the code itself for a paper the routing table does not describe)."""
+    info = catalog.paper_info.get(paper)
+    return info.title if info else paper
+
+
+def paper_topics(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Per paper, the names of the topics its routed questions examine, the most examined first."""
     examined: dict[str, Counter[str]] = {}
     for record in catalog.records.values():
         examined.setdefault(record.paper, Counter()).update(record.topics)
-    rows = []
-    for paper, (done, total) in paper_progress(
-            attempts, [(record.id, record.paper) for record in catalog.records.values()], part_ids).items():
-        info = catalog.paper_info.get(paper)
-        names = tuple(catalog.topics[t].name if t in catalog.topics else t for t, _ in examined[paper].most_common())
-        rows.append(PaperRow(paper, done, total, info.title if info else paper, names))
-    return rows
+    return {paper: tuple(catalog.topics[t].name if t in catalog.topics else t for t, _ in counts.most_common())
+            for paper, counts in examined.items()}
 
 
 def primary_topics(templates: Mapping[str, Template]) -> dict[str, str]:

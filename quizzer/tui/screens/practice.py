@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.events import Key
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Markdown, Static
+from textual.widgets import Header, Input, Markdown, Static
 
 from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
@@ -51,16 +51,31 @@ def answer_widget(instance: Instance) -> Widget:
     return AnswerBox(instance.kind, answer_context(instance))
 
 
+def focus_answer(slot: Widget) -> None:
+    """Focus the input (or options, or button) in ``slot`` again, leaving what was typed as it was: an input
+    that selects its text on focus would have the next key replace the answer being written."""
+    target = next(iter(slot.query("Input, OptionList, Button")), None)
+    if isinstance(target, Input):
+        target.select_on_focus = False
+    if target is not None:
+        target.focus(scroll_visible=False)
+
+
 def recall_markdown(instance: Instance) -> str:
     """A recall card's model answer, then its solution (which says what a "good" answer must contain)."""
     return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution, fenced=True)}"
 
 
 OPEN_KEYS = Content.from_markup(
-    "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] solution  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+    "[b]enter[/] submit  [b]^s[/] skip  [b]^r[/] solution  [b]^o[/] question  [b]pgup/pgdn[/]  "
+    "[b]esc[/] back  [b]?[/] help")
+# ctrl+o: the whole screen for the question (its data, a table or matrices, all at once), again for the answer.
+QUESTION_KEYS = Content.from_markup(
+    "[b]^o[/] back to your answer  [b]↑/↓ pgup/pgdn[/] scroll the question  [b]esc[/] back  [b]?[/] help")
 # A recall card is not submitted: enter shows the model answer, then a key from 1 to 4 rates the answer.
 RECALL_KEYS = Content.from_markup(
-    "[b]enter[/] show the model answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+    "[b]enter[/] show the model answer  [b]^s[/] skip  [b]^o[/] question  [b]pgup/pgdn[/]  "
+    "[b]esc[/] back  [b]?[/] help")
 RATING_KEYS = Content.from_markup(
     "[b]1[/]–[b]4[/] rate your answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
 ANSWERED_KEYS = Content.from_markup(
@@ -89,6 +104,7 @@ class PracticeScreen(Screen[None]):
         # Priority: a focused option list would take them to move its highlight instead.
         Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
+        Binding("ctrl+o", "toggle_question", "Question / answer", show=False, priority=True),
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
@@ -194,6 +210,20 @@ class PracticeScreen(Screen[None]):
         is dropped: it was not meant to skip feedback the student never saw."""
         if self.answered and event.key in ("n", "enter"):
             self.feedback_gate.early(event)
+
+    def action_toggle_question(self) -> None:
+        """The whole screen for the question (a long one's data all in view), or back to the answer.  The
+        answer slot is hidden, not removed: what was typed, picked or placed so far is kept."""
+        slot = self.query_one("#answer-slot", Vertical)
+        if self.answered or not slot.children:
+            return
+        slot.display = not slot.display
+        if slot.display:
+            self._set_answered(False)
+            focus_answer(slot)
+        else:
+            self.query_one("#keys", Static).update(QUESTION_KEYS)
+            self.query_one("#question-scroll", VerticalScroll).focus()
 
     def action_scroll_question(self, pages: int) -> None:
         """Page through a long question while the focus stays in the answer."""
