@@ -22,6 +22,7 @@ from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 from quizzer.tui.screens.practice import PracticeScreen
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.question_view import solution_heading
 from quizzer.tui.widgets.recall_box import RecallBox
 from tests.tui.conftest import FakeClock, loaded
 
@@ -124,7 +125,7 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
                     assert banner.startswith("Rated good" if correct else "Rated again")
                 else:
                     assert ("Correct" in banner) if correct else ("Not quite" in banner or "Partly" in banner)
-                assert "Worked solution" in feedback(app)
+                assert f"#### {solution_heading(instance)}" in feedback(app)
                 assert not screen.query("#answer-slot > *")  # the input made way for the feedback
                 await pilot.press("n" if number % 2 else "enter")
                 await pilot.pause()
@@ -241,19 +242,26 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             box = app.screen.query_one(RecallBox)
             assert box.has_class("-waiting") and "Model answer" not in feedback(app)
             assert text_of(app, "#keys").startswith("enter show the model answer")  # not "enter submit"
-            await pilot.press("2")  # a rating before the reveal is refused: it would rate nothing
+            # A box to write the answer in first: a digit typed now is part of it, not a rating (it would
+            # rate nothing before the model answer is seen).
+            await pilot.press(*"dropout 0.1", "space", "2")
             await pilot.pause()
             assert not app.screen.answered and attempts(isolated_bank) == []
-            assert text_of(app, "#reveal-hint").startswith("✘ not rated yet") and not app._notifications
+            assert box.written == "dropout 0.1 2"
             await pilot.press("enter")
             await pilot.pause()
             assert not box.has_class("-waiting") and "Model answer" in feedback(app)
+            assert "You wrote: **dropout 0.1 2**" in feedback(app)  # beside the model answer, to compare
             assert attempts(isolated_bank) == []  # seeing the model answer is not an answer
             assert text_of(app, "#keys").startswith("1–4 rate your answer")
             await pilot.press("2")
             await pilot.pause()
             assert text_of(app, "#verdict").startswith("Rated hard")
-            assert "You rated yourself: **hard**" in feedback(app)
+            assert "You rated yourself: **hard**" in feedback(app) and "You wrote: **dropout 0.1 2**" in feedback(app)
+            # The rating's word once (in the verdict line), and the card's solution under its own name.
+            shown = text_of(app, "#verdict") + feedback(app)
+            assert shown.count("counted as half right") == 1
+            assert "How to rate your answer" in feedback(app) and "Worked solution" not in feedback(app)
             [attempt] = attempts(isolated_bank)
             assert (attempt.template_key, attempt.response, attempt.verdict) == (instance.key, "hard", "partial")
 

@@ -156,10 +156,10 @@ def test_practice_input_of_each_kind(snap_compare: Snap, new_app: Callable[..., 
 @SIZES
 def test_practice_recall_card_revealed(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
                                        size: tuple[int, int]) -> None:
-    """After the reveal: the model answer where the question scrolls, the rating keys below."""
+    """After the reveal: what was written, the model answer where the question scrolls, the rating keys below."""
     async def run_before(pilot: Any) -> None:
         await question(pilot, ("text",))
-        await pilot.press("space")
+        await pilot.press(*"shifted right", "enter")
         await pilot.pause()
 
     assert snap_compare(new_app(**SELECTION["text"]), terminal_size=size, run_before=run_before)

@@ -28,13 +28,14 @@ HELP = """\
 - `n` or `enter` the next question, once the feedback shows; `↑` `↓` scroll it
 - choices: `↑` `↓` or a letter `a`…`h` picks an option; select-all questions: `space` or a letter
   toggles, `enter` submits
-- recall cards: answer in your head, `enter` shows the model answer, then rate yourself
-  `1` again · `2` hard · `3` good · `4` easy
+- recall cards: write your answer in the box (or think it), `enter` shows the model answer beside
+  it, then rate yourself `1` again · `2` hard · `3` good · `4` easy
 
 - order questions: type the steps' letters in order (`c` `a` `d` `b`; the last falls into place),
   `backspace` takes one back; or `shift+↑` `shift+↓` (`ctrl+↑` `ctrl+↓`, `K` `J`) move the highlighted step
 - multi-part questions: `enter` answers a part and goes on to the next; `ctrl+b` back to the part before
-- `pageup` `pagedown` scroll a long question
+- `pageup` `pagedown` scroll a long question; `ctrl+o` gives it the whole screen (the mock exam too),
+  and again brings your answer back as it was
 
 ### Mock exam
 

@@ -31,7 +31,9 @@ from quizzer.tui.widgets.question_view import (
     feedback_markdown,
     question_markdown,
     revealed_markdown,
+    solution_heading,
     verdict_line,
+    written_markdown,
 )
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -63,7 +65,8 @@ def focus_answer(slot: Widget) -> None:
 
 def recall_markdown(instance: Instance) -> str:
     """A recall card's model answer, then its solution (which says what a "good" answer must contain)."""
-    return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution, fenced=True)}"
+    return (f"{answer_markdown('Model answer', instance.answer_text)}\n\n#### {solution_heading(instance)}\n\n"
+            f"{render_math(instance.solution, fenced=True)}")
 
 
 OPEN_KEYS = Content.from_markup(
@@ -117,6 +120,7 @@ class PracticeScreen(Screen[None]):
         self.answered = False
         self.count = 0
         self.feedback_gate = KeyGate()  # n/enter act on feedback only once it was on screen
+        self.written = ""  # what the student wrote on a recall card before its model answer
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -156,6 +160,7 @@ class PracticeScreen(Screen[None]):
             self.dismiss(None)
             return
         self.count += 1
+        self.written = ""
         instance = self.question.instance
         # One layout pass for the whole swap: without the batch, each awaited step below lets
         # Textual lay the screen out again (three full passes per question instead of one).
@@ -194,10 +199,12 @@ class PracticeScreen(Screen[None]):
         await self._answer(event.text)
 
     @on(RecallBox.Revealed)
-    async def model_answer_revealed(self) -> None:
-        """Show the model answer where the question scrolls, just below it."""
+    async def model_answer_revealed(self, event: RecallBox.Revealed) -> None:
+        """Show the model answer where the question scrolls, just below it (under what the student wrote)."""
         if self.question is not None:
-            await self.query_one("#feedback", Markdown).update(recall_markdown(self.question.instance))
+            self.written = event.written
+            await self.query_one("#feedback", Markdown).update(
+                written_markdown(event.written) + recall_markdown(self.question.instance))
             self.query_one("#keys", Static).update(RATING_KEYS)
             self._scroll_to_feedback()
 
@@ -260,7 +267,7 @@ class PracticeScreen(Screen[None]):
         headline = (f"Rated {verdict.reading}: {verdict.feedback}" if instance.kind == "text"
                     else verdict_line(verdict))
         self._show_verdict(f"{headline} · {NEXT_HINT}", verdict.verdict)
-        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False))
+        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False, written=self.written))
 
     def _show_verdict(self, text: str, verdict: str | None) -> None:
         """The coloured verdict banner (hidden while a question is open)."""
