@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import Session, col, func, select
 
 from quizzer.bank.db import begin_write
-from quizzer.bank.models import Attempt, Learner, ReviewCard
+from quizzer.bank.models import Attempt, Learner, Retry, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.parts import PartVerdict, whole_outcome
@@ -226,6 +226,27 @@ class Study:
         if replacing is not None:
             self._withdraw(instance.key, replacing)
         return self._record(instance, response, verdict, seconds)
+
+    def retry(self, instance: Instance, first: Recorded, response: str, seconds: float | None) -> Verdict:
+        """Grade a second try on the same numbers (after a wrong or partial first answer, before its solution)
+        and keep it beside the first answer, ``first``, for the history.  It is not an attempt: mastery,
+        review and the reports count the first answer alone.  An unreadable try is not kept."""
+        verdict = grade(instance.spec, response)
+        if verdict.verdict != "invalid" and self.commit_each:
+            self.session.add(Retry(attempt_id=first.attempt_id, response=response, verdict=verdict.verdict,
+                                   score=verdict.score, misconception=verdict.misconception, seconds=seconds,
+                                   created_at=self._now()))
+            self.session.commit()
+        return verdict
+
+    def retries(self) -> dict[int, list[Retry]]:
+        """This learner's second tries by the attempt each follows, oldest first."""
+        query = select(Retry).join(Attempt, col(Retry.attempt_id) == col(Attempt.id)).where(
+            Attempt.learner_id == self.learner_id).order_by(col(Retry.id))
+        tries: dict[int, list[Retry]] = {}
+        for retry in self.session.exec(query).all():
+            tries.setdefault(retry.attempt_id, []).append(retry)
+        return tries
 
     def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None, *,
                      replacing: Recorded | None = None) -> tuple[tuple[PartVerdict, ...], Recorded | None]:

@@ -125,6 +125,10 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
                     assert banner.startswith("Rated good" if correct else "Rated again")
                 else:
                     assert ("Correct" in banner) if correct else ("Not quite" in banner or "Partly" in banner)
+                if not correct and instance.kind != "text":  # a second try is offered first: declined here
+                    assert "try again on the same numbers" in banner and "Worked solution" not in feedback(app)
+                    await pilot.press("enter")
+                    await pilot.pause()
                 assert f"#### {solution_heading(instance)}" in feedback(app)
                 assert not screen.query("#answer-slot > *")  # the input made way for the feedback
                 await pilot.press("n" if number % 2 else "enter")
@@ -416,5 +420,57 @@ def test_topic_practice_names_its_topic_and_does_not_bring_back_right_answers(
                 await pilot.pause()
             assert "review due" not in text_of(app, "#reason")
             assert len(set(seen)) == len(seen), seen
+
+    asyncio.run(scenario())
+
+
+def test_a_second_try_on_the_same_numbers_before_the_solution(new_app: Callable[..., QuizzerApp],
+                                                              isolated_bank: Path) -> None:
+    """After a wrong answer: t gives the question back, same numbers, the first answer in the box; the second
+    try is graded and kept for the history, and the first is what counts (mastery, review, reports)."""
+    app = new_app(topic="softmax")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            instance = await skip_to(pilot, app, ("number", "integer", "vector"))
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen) and app.study is not None
+            mastery_before = app.study.mastery()
+            text, _ = wrong_response(instance)
+            await pilot.press(*text, "enter")
+            await pilot.pause()
+            assert "Not quite" in text_of(app, "#verdict") and "try again" in text_of(app, "#verdict")
+            assert instance.answer_text not in feedback(app) and "Worked solution" not in feedback(app)
+            assert text_of(app, "#keys").startswith("t try again")
+            [first] = attempts(isolated_bank)
+            assert first.verdict != "correct"
+            mastery_after_first = app.study.mastery()
+            await pilot.press("t")
+            await pilot.pause()
+            assert current(app) is instance and not screen.answered  # the same numbers
+            box = screen.query_one("#answer-slot").query_one(Input)
+            assert box.value == text  # the first answer, to change
+            box.value = ""
+            await pilot.press(*instance.answer_text, "enter")
+            await pilot.pause()
+            banner = text_of(app, "#verdict")
+            assert banner.startswith("Second try: ✔ Correct (first: ✘ Not quite") or "(first: ◐" in banner
+            assert "First try: " in feedback(app) and "Worked solution" in feedback(app)
+            # One attempt, the first; the second try beside it, not counted.
+            assert [a.id for a in attempts(isolated_bank)] == [first.id]
+            [[retry]] = app.study.retries().values()
+            assert (retry.attempt_id, retry.verdict, retry.response) == (first.id, "correct", instance.answer_text)
+            assert app.study.mastery() == mastery_after_first != mastery_before
+            await pilot.press("n")
+            await pilot.pause()
+            assert current(app) is not instance
+
+            # The history shows the first answer and, beside it, the second try.
+            await pilot.press("escape", "h")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            assert any("→ ✔ retry" in str(cell) for cell in table.get_row_at(0))
+            assert "second try: " in str(app.screen.query_one("#history-detail", Static).render())
 
     asyncio.run(scenario())

@@ -122,6 +122,21 @@ def test_practice_feedback_on_a_misconception(snap_compare: Snap, new_app: Calla
         wrong = next(w for w in shown.spec.wrong_answers if w.id)
         await pilot.press(*describe(shown.kind, wrong.value), "enter")
         await pilot.pause()
+        await pilot.press("enter")  # no second try: the solution
+        await pilot.pause()
+
+    assert snap_compare(new_app(topic="multi_head_attention"), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_practice_second_try_offered(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                     size: tuple[int, int]) -> None:
+    """After a wrong answer: what went wrong, and t for a second try on the same numbers before the solution."""
+    async def run_before(pilot: Any) -> None:
+        shown = await question(pilot, ("number", "integer", "vector"), misconception=True)
+        wrong = next(w for w in shown.spec.wrong_answers if w.id)
+        await pilot.press(*describe(shown.kind, wrong.value), "enter")
+        await pilot.pause()
 
     assert snap_compare(new_app(topic="multi_head_attention"), terminal_size=size, run_before=run_before)
 

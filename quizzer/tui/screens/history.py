@@ -112,6 +112,7 @@ class HistoryScreen(Screen[None]):
         super().__init__()
         self.study = study
         self.attempts = study.attempts()  # oldest first
+        self.retries = study.retries()  # second tries, by the attempt they follow (never counted as answers)
         self.series = topic_series(self.attempts, study.templates)
         self.width = 0  # the width the table's columns were last fitted to
 
@@ -161,6 +162,8 @@ class HistoryScreen(Screen[None]):
                 label, style = VERDICTS.get(attempt.verdict, (attempt.verdict, ""))
                 if attempt.carried_forward:  # right on the learner's own earlier value, as the app said
                     label = f"{label[0]} your value"
+                if attempt.id in self.retries:  # the first answer (what counts), then the second try's mark
+                    label = f"{label[0]} → {VERDICTS[self.retries[attempt.id][-1].verdict][0][0]} retry"
                 score = f"{attempt.score:.0%}"
             table.add_row(friendly_time(attempt.created_at, now), cell(_question(attempt)),
                           Text(label, style=style), score,
@@ -176,8 +179,11 @@ class HistoryScreen(Screen[None]):
         template = self.study.templates.get(attempt.template_key)
         title = template.title if template else shown_key(attempt.template_key)
         mistake = self._misconception(attempt.misconception)
+        retried = [(" · ", ("second try: ", "dim"), f"{retry.response} {VERDICTS[retry.verdict][0]}")
+                   for retry in self.retries.get(attempt.id or 0, [])]
         self.query_one("#history-detail", Static).update(Text.assemble(
-            (title, "bold"), f"  {_question(attempt)}", *((" · ", ("mistake: ", "dim"), mistake) if mistake else ())))
+            (title, "bold"), f"  {_question(attempt)}", *((" · ", ("mistake: ", "dim"), mistake) if mistake else ()),
+            *(part for parts in retried for part in parts)))
 
     def _summary(self) -> str:
         """How many answers, how many marked right, how many self-rated (as the mock exam counts them)."""

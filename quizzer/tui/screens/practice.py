@@ -17,7 +17,7 @@ from textual.widgets import Header, Input, Markdown, Static
 
 from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
-from quizzer.learning.study import Question, Study
+from quizzer.learning.study import Question, Recorded, Study
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
@@ -81,6 +81,9 @@ RECALL_KEYS = Content.from_markup(
     "[b]esc[/] back  [b]?[/] help")
 RATING_KEYS = Content.from_markup(
     "[b]1[/]–[b]4[/] rate your answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+# After a wrong or partial first answer: a second try on the same numbers, or the solution.
+OFFER_KEYS = Content.from_markup(
+    "[b]t[/] try again (same numbers)  [b]enter[/]/[b]n[/] show the solution  [b]esc[/] back  [b]?[/] help")
 ANSWERED_KEYS = Content.from_markup(
     "[b]n[/]/[b]enter[/] next question  [b]↑/↓ pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
 
@@ -108,6 +111,7 @@ class PracticeScreen(Screen[None]):
         Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
         Binding("ctrl+o", "toggle_question", "Question / answer", show=False, priority=True),
+        Binding("t", "try_again", "Try again", show=False),
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
@@ -121,6 +125,10 @@ class PracticeScreen(Screen[None]):
         self.count = 0
         self.feedback_gate = KeyGate()  # n/enter act on feedback only once it was on screen
         self.written = ""  # what the student wrote on a recall card before its model answer
+        # A wrong or partial first answer (its verdict, record and text) while its second try is offered
+        # (``offering``) or being answered (``retrying``); None once the solution is shown.
+        self.first: tuple[Verdict, Recorded, str] | None = None
+        self.offering = self.retrying = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -145,13 +153,22 @@ class PracticeScreen(Screen[None]):
         """Skip and reveal while a question is open; next once it is answered."""
         if action in ("skip", "reveal"):
             return not self.answered
+        if action == "try_again":
+            return self.offering
         if action == "next":
             return self.answered
         return True
 
     async def action_next(self) -> None:
-        """Show the next question, once this one is answered, skipped or revealed."""
+        """Show the next question, once this one is answered, skipped or revealed (while a second try is
+        offered: the solution instead, the first answer's)."""
         if self.question is not None and not self.answered:
+            return
+        if self.offering and self.first is not None:
+            self.offering = False
+            verdict, _, _ = self.first
+            self.first = None
+            await self._show_full_feedback(verdict)
             return
         try:
             self.question = self.study.next(**self.filters)
@@ -161,6 +178,7 @@ class PracticeScreen(Screen[None]):
             return
         self.count += 1
         self.written = ""
+        self.first, self.offering, self.retrying = None, False, False
         instance = self.question.instance
         # One layout pass for the whole swap: without the batch, each awaited step below lets
         # Textual lay the screen out again (three full passes per question instead of one).
@@ -253,21 +271,77 @@ class PracticeScreen(Screen[None]):
         await self._show_feedback(parts_feedback_markdown(instance, verdicts, event.answers))
 
     async def _answer(self, response: str) -> None:
-        """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""
+        """Grade and record a typed answer, a choice or a recall card's rating (once per question); a second
+        try is graded and kept apart (``Study.retry``)."""
         if self.question is None or self.answered:
             return
-        await self._graded(self.study.submit(self.question.instance, response, self._seconds()))
+        instance = self.question.instance
+        if self.retrying and self.first is not None:
+            second = self.study.retry(instance, self.first[1], response, self._seconds())
+            if second.verdict == "invalid":
+                self._unreadable(second)
+                return
+            await self._show_full_feedback(second)
+            return
+        verdict, recorded = self.study.answer(instance, response, self._seconds())
+        if verdict.verdict == "invalid":
+            self._unreadable(verdict)
+        elif verdict.verdict in ("incorrect", "partial") and instance.kind != "text" and recorded is not None:
+            self.first = (verdict, recorded, response)
+            await self._offer_retry(verdict)
+        else:
+            await self._show_full_feedback(verdict)
 
-    async def _graded(self, verdict: Verdict) -> None:
+    def _unreadable(self, verdict: Verdict) -> None:
+        self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
+
+    async def _offer_retry(self, verdict: Verdict) -> None:
+        """A wrong or partial first answer: what went wrong, and the choice of a second try on the same numbers
+        before the solution gives the answer away.  The first answer is recorded already; it is what counts."""
+        assert self.question is not None
+        self.offering = True
+        self._show_verdict(f"{verdict_line(verdict)} · [b]t[/] try again on the same numbers · [b]enter[/] the "
+                           "solution", verdict.verdict)
+        note = f"> {render_math(verdict.note)}\n\n" if verdict.note else ""
+        await self._show_feedback(f"{note}*Your first answer is the one that counts for your mastery; a second "
+                                  "try is kept in your history.*")
+        self.query_one("#keys", Static).update(OFFER_KEYS)
+
+    async def action_try_again(self) -> None:
+        """The same question, same numbers, the answer given first in the box to change."""
+        if not self.offering or self.question is None or self.first is None:
+            return
+        self.offering, self.retrying = False, True
+        instance = self.question.instance
+        with self.app.batch_update():
+            self._set_answered(False)
+            self._show_verdict(f"Second try, same numbers: {verdict_line(self.first[0])} the first time", "retry")
+            await self.query_one("#feedback", Markdown).update("")
+            slot = self.query_one("#answer-slot", Vertical)
+            await slot.remove_children()
+            widget = answer_widget(instance)
+            if isinstance(widget, AnswerBox):  # a typed answer comes back to edit; options are picked afresh
+                widget = AnswerBox(instance.kind, answer_context(instance), value=self.first[2])
+            await slot.mount(widget)
+            slot.display = True
+        self.shown_at = time.monotonic()
+
+    async def _show_full_feedback(self, verdict: Verdict) -> None:
+        """The verdict, what went wrong, the answer beside the expected one and the worked solution; after a
+        second try, both tries."""
         assert self.question is not None
         instance = self.question.instance
-        if verdict.verdict == "invalid":
-            self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
-            return
+        first = self.first if self.retrying else None
+        self.retrying = False
         headline = (f"Rated {verdict.reading}: {verdict.feedback}" if instance.kind == "text"
                     else verdict_line(verdict))
+        if first is not None:
+            headline = f"Second try: {headline} (first: {verdict_line(first[0])})"
         self._show_verdict(f"{headline} · {NEXT_HINT}", verdict.verdict)
-        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False, written=self.written))
+        tried = (f"First try: {render_math(first[0].answered or first[2])} — {verdict_line(first[0])}  \n"
+                 if first is not None else "")
+        await self._show_feedback(tried + feedback_markdown(instance, verdict, with_verdict=False,
+                                                            written=self.written))
 
     def _show_verdict(self, text: str, verdict: str | None) -> None:
         """The coloured verdict banner (hidden while a question is open)."""
