@@ -13,7 +13,7 @@ from datetime import datetime
 
 from quizzer.bank.models import Attempt
 from quizzer.learning.dashboard_rows import Dashboard, PaperRow, TopicRow, due_by_topic
-from quizzer.learning.mastery import TopicMastery, answered_topics
+from quizzer.learning.mastery import TopicMastery
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.parts import LABELS
 from quizzer.templates.schema import Template
@@ -56,15 +56,16 @@ def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, s
 
 def topic_rows(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery], due_keys: set[str],
                templates: Mapping[str, Template], catalog: Catalog) -> list[TopicRow]:
-    """One row per catalogue topic.  Each answer counts in the topics whose mastery it moved, so a topic's
-    tries, accuracy and mistakes are the evidence behind its bar: a wrong answer only in its question's
-    primary topic.  A review due counts once, in its question's primary topic (where every answer to it
-    counts): the column adds up to the dashboard's "reviews due", and no untried topic shows one."""
+    """One row per catalogue topic.  A topic's tries, accuracy and mistakes are every answer to a question
+    that lists it, right or wrong, as a student counts them ("I got a Bahdanau question wrong"); its mastery
+    bar weighs them as ``learning.mastery`` does (a wrong answer is blamed on its question's primary topic
+    alone; the help says so).  A review due counts once, in its question's primary topic (where every
+    answer to it counts): the column adds up to the dashboard's "reviews due", and no untried topic shows one."""
     due = due_by_topic(due_keys, primary_topics(templates))
     answered: dict[str, list[Attempt]] = {}
     for attempt in attempts:
         template = templates.get(attempt.template_key)
-        for topic_id in answered_topics(template.topics, attempt.verdict == "correct") if template else ():
+        for topic_id in template.topics if template else ():
             answered.setdefault(topic_id, []).append(attempt)
     rows = []
     for topic in catalog.topics.values():
