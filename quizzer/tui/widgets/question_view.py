@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from quizzer.grading.verdict import Verdict
+from quizzer.grading.verdict import Verdict, expected_text
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 
@@ -91,7 +91,7 @@ def revealed_markdown(instance: Instance) -> str:
         answer = order_markdown(instance)
     else:
         answer = answer_markdown("Answer", matrix_display(instance.answer_text) if instance.kind == "matrix"
-                                 else instance.answer_text)
+                                 else shown_answer(instance))
     return f"{answer}\n\n#### {solution_heading(instance)}\n\n{render_math(instance.solution, fenced=True)}"
 
 
@@ -122,6 +122,14 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
     if with_solution:
         lines += [f"#### {solution_heading(instance)}", "", render_math(instance.solution, fenced=True)]
     return "\n".join(lines)
+
+
+def shown_answer(instance: Instance) -> str:
+    """The answer as the feedback writes it: an expression as maths (`BhT(T+1)/2`, as grading shows the
+    student's own, not the template's `BhT*(T+1)/2`); any other answer as the template writes it."""
+    if instance.kind == "expression" and not instance.parts:
+        return expected_text(instance.spec)
+    return instance.answer_text
 
 
 def solution_heading(instance: Instance) -> str:
