@@ -113,6 +113,7 @@ class HistoryScreen(Screen[None]):
         self.study = study
         self.attempts = study.attempts()  # oldest first
         self.retries = study.retries()  # second tries, by the attempt they follow (never counted as answers)
+        self.topic: str | None = None  # the topic chosen above the chart (None: all)
         self.series = topic_series(self.attempts, study.templates)
         self.width = 0  # the width the table's columns were last fitted to
 
@@ -154,8 +155,25 @@ class HistoryScreen(Screen[None]):
         table.add_column("Score", width=5)
         table.add_column("Time", width=5)
         table.add_column("Misconception", width=free - question)
+        self._fill_table()
+        table.move_cursor(row=row, animate=False)
+
+    def _shown(self) -> list[Attempt]:
+        """The answers the list shows: the chosen topic's (to a question listing it), else all."""
+        if self.topic is None:
+            return self.attempts
+        templates = self.study.templates
+        return [attempt for attempt in self.attempts
+                if attempt.template_key in templates and self.topic in templates[attempt.template_key].topics]
+
+    def _fill_table(self) -> None:
+        """The answers, newest first (of the chosen topic, when one is chosen)."""
+        table = self.query_one("#history-table", DataTable)
+        if not table.columns:
+            return  # not fitted to a width yet: on_resize fills it
+        table.clear()
         now = self.study.clock()
-        for attempt in reversed(self.attempts):
+        for attempt in reversed(self._shown()):
             if self._self_rated(attempt):  # the student's own rating, not a mark: shown as the mock exam does
                 label, style, score = f"◇ {rating_named(attempt.response) or 'rated'}", "italic", "–"
             else:
@@ -169,7 +187,6 @@ class HistoryScreen(Screen[None]):
                           Text(label, style=style), score,
                           f"{attempt.seconds:.0f} s" if attempt.seconds is not None else "–",
                           cell(self._misconception(attempt.misconception)), key=str(attempt.id))
-        table.move_cursor(row=row, animate=False)
 
     @on(DataTable.RowHighlighted, "#history-table")
     def answer_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -214,7 +231,10 @@ class HistoryScreen(Screen[None]):
 
     @on(Select.Changed, "#history-topic")
     def topic_chosen(self, event: Select.Changed) -> None:
-        self.draw(None if event.select.is_blank() else str(event.value))
+        """The chart and the list of answers follow the topic chosen."""
+        self.topic = None if event.select.is_blank() else str(event.value)
+        self.draw(self.topic)
+        self._fill_table()
 
     def draw(self, topic: str | None) -> None:
         """Plot one topic's mastery and accuracy, or the course's mean mastery and overall accuracy."""
