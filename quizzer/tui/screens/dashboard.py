@@ -99,6 +99,7 @@ class DashboardScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#topics", DataTable).focus()
+        self.app.theme_changed_signal.subscribe(self, lambda _: self._fill())  # the bars' colours follow the theme
         if self.data is not None:
             self.show(self.data)
 
@@ -177,12 +178,11 @@ class DashboardScreen(Screen[None]):
         titles = self.data.titles if self.data is not None else {}
         return titles.get(misconception) or misconception.replace("_", " ")
 
-    @staticmethod
-    def _mastery(row: TopicRow) -> Text:
+    def _mastery(self, row: TopicRow) -> Text:
         """The mastery bar; an untried topic has no estimate yet, so no percentage."""
         if not row.attempts:
             return Text("░" * BAR + "    –", style="dim")
-        return mastery_bar(row.mastery, BAR, mastered=row.mastered)
+        return mastery_bar(row.mastery, BAR, mastered=row.mastered, light=not self.app.current_theme.dark)
 
     def _papers_shown(self) -> bool:
         return self.has_class("-papers")
