@@ -4,11 +4,17 @@
   pass`` from the same venv: wall time, median of RUNS, the command and the baseline alternating
   run by run so both see the same machine load.  Goal: ≤ 8× bare Python.  Below them, the same ratio
   for importing only what no one-question command can do without (``FLOORS``).
-- The app's first paint against ``bench/tiny_app.py`` (one Textual widget), both started the same
+- The app's start against ``bench/tiny_app.py`` (one Textual widget), both started the same
   way in a pseudo-terminal of 120x40 and timed until a text of theirs is on the terminal: the
-  dashboard's title, the tiny app's one line.  Reading the pty is what a user's terminal sees and
-  needs no hook in the app; Textual writes a frame in one piece, so the text arrives with the
-  frame that paints it.  Goal: ≤ 2× the tiny app.
+  tiny app's one line; for quizzer, the *filled* dashboard, the one a student can use (its summary's
+  "practise what you need most" and the topic table's "Mastery" column, both shown only with the
+  learner's data; the "Loading your bank…" frame before it does not count).  Reading the pty is what
+  a user's terminal sees and needs no hook in the app; Textual writes a frame in one piece, so the
+  text arrives with the frame that paints it.  Goal: ≤ 2× the tiny app.  The bank has answers in it
+  (``quizzer grade``) and the app was started once since (the bank's first-start set-up and the
+  dashboard snapshot it saves, ``quizzer.learning.snapshot``); a second row times the start right
+  after answers recorded outside the app (``quizzer grade``), when that snapshot is stale and the
+  dashboard waits for the bank to open.
 - Instance generation and grading: medians over every template of the bank (µs per call, in this
   process, caches warm as in a session).  Goals: ≤ 100 µs and ≤ 50 µs, absolute; beside them the time of
   a fixed piece of pure Python (``REFERENCE``) in the same run says how fast the machine was at the
@@ -46,6 +52,9 @@ FLOORS = {
     "floor: + yaml, msgspec": "import numpy, yaml, msgspec",
 }
 APP_TITLE = b"Transformers exam revision"
+# Both only on the filled dashboard: the summary's line once the learner's data is in, the topic table's header.
+FILLED = [b"practise what you need most", b"Mastery"]
+ANSWERED = [["grade", Q277, "--seed", str(seed), "--answer", "1"] for seed in (3, 4)]
 REFERENCE = "sum(range(1000))"
 
 
@@ -113,14 +122,22 @@ def first_paint(env: dict[str, str]) -> None:
 
     quizzer = str(Path(sys.executable).with_name("quizzer"))
     tiny = [sys.executable, str(Path(__file__).with_name("tiny_app.py"))]
-    until_on_terminal([quizzer], [APP_TITLE], env)  # the bank set up once
-    figure, baseline = [], []
-    for _ in range(APP_RUNS):
+    for args in ANSWERED:
+        seconds([quizzer, *args], env)  # a learner with answers (and the bank set up once)
+    until_on_terminal([quizzer], FILLED, env)  # the app started once since: its snapshot saved
+    figure, baseline, stale, title = [], [], [], []
+    for run in range(APP_RUNS):
         baseline += until_on_terminal(tiny, [MARKER.encode()], env)
-        figure += until_on_terminal([quizzer], [APP_TITLE], env)
+        painted, *filled = until_on_terminal([quizzer], [APP_TITLE, *FILLED], env)
+        title.append(painted)
+        figure.append(max(filled))
+        seconds([quizzer, *ANSWERED[run % 2]], env)  # an answer recorded outside the app: the snapshot is stale
+        stale.append(max(until_on_terminal([quizzer], FILLED, env)))
     print(f"{'app in a pty (median of ' + str(APP_RUNS) + ')':<30} {'ms':>9} {'tiny app ms':>11} {'ratio':>8} "
           f"{'goal':>7}")
-    print(ratio_row("`quizzer` → dashboard painted", figure, baseline, 2))
+    print(ratio_row("`quizzer` → filled dashboard", figure, baseline, 2))
+    print(ratio_row("  (its first frame)", title, baseline, 2))
+    print(ratio_row("  (after a `quizzer grade`)", stale, baseline, 2))
 
 
 def generation_and_grading() -> None:

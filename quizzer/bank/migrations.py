@@ -179,5 +179,28 @@ def _v2_to_v3(connection: Connection, default_learner: str) -> None:
     connection.execute(text("ALTER TABLE attempt ADD COLUMN carried_forward BOOLEAN NOT NULL DEFAULT FALSE"))
 
 
+# --- version 3 → 4: second tries (practice's "try again") --------------------------------------------
+
+V4 = MetaData()
+Table("attempt", V4, Column("id", Integer, primary_key=True))  # referenced only; never created here
+V4_RETRY = Table(
+    "retry", V4,
+    Column("id", Integer, primary_key=True),
+    Column("attempt_id", Integer, ForeignKey("attempt.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("response", String, nullable=False),
+    Column("verdict", String, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("misconception", String),
+    Column("seconds", Float),
+    Column("created_at", DateTime, nullable=False),
+)
+
+
+def _v3_to_v4(connection: Connection, default_learner: str) -> None:
+    """A new table only: the attempts are unchanged (a retry never counts as one)."""
+    del default_learner
+    V4_RETRY.create(connection)
+
+
 # Keyed by the version a step upgrades *from*; every version below SCHEMA_VERSION has one.
-STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}

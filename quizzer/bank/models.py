@@ -118,6 +118,21 @@ class Attempt(SQLModel, table=True):
     carried_forward: bool = False
 
 
+class Retry(SQLModel, table=True):
+    """A second try on the same numbers after a wrong or partial answer, before the solution was shown.  Kept
+    for the learner's history beside the attempt it follows; never an attempt itself: the first answer is
+    what counts for mastery, review and every report (online homework counts the first try the same way)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    attempt_id: int = Field(foreign_key="attempt.id", index=True, ondelete="CASCADE")
+    response: str
+    verdict: str  # correct | incorrect | partial
+    score: float
+    misconception: str | None = None
+    seconds: float | None = None
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+
+
 class ReviewCard(SQLModel, table=True):
     """One learner's spaced-review state of one template (an FSRS card as JSON, see ``quizzer.learning.review``)."""
 

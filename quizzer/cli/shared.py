@@ -56,6 +56,9 @@ def read_text(file: Path) -> str:
         raise UserError(f"cannot read the file: {reason}", where=str(file)) from None
 
 
+PRACTICE_PREFIX = "practice/"  # every bundled practice question's key starts with it
+
+
 def one_question(key: str) -> tuple[Any, int | None]:
     """The question a one-question command needs: its template and, for a routed ID that a part of a
     multi-part question carries, that part's index (else None).  Read with the standard library from
@@ -63,12 +66,20 @@ def one_question(key: str) -> tuple[Any, int | None]:
     first and names an unknown key with a suggestion."""
     from quizzer.bank.readonly import current_templates
 
-    templates = current_templates([key])
-    if templates is not None:
-        return templates[0], None
-    from quizzer.bank.store import find_question
+    # A practice question by the name the app's bank browser and history show (`warmup-rate`), as well as
+    # by its key (`practice/warmup-rate`): the key itself first, so a question of that very name wins.
+    candidates = [key] if "/" in key or " " in key else [key, PRACTICE_PREFIX + key]
+    for candidate in candidates:
+        templates = current_templates([candidate])
+        if templates is not None:
+            return templates[0], None
+    from quizzer.bank.store import find_question, stored_template
 
     with bank_session() as session:
+        for candidate in candidates[1:]:
+            if stored_template(session=session, key=key) is None and stored_template(session=session,
+                                                                                     key=candidate):
+                return find_question(session=session, key=candidate)
         return find_question(session=session, key=key)
 
 

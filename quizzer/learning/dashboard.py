@@ -9,35 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from quizzer.bank.models import Attempt
-from quizzer.learning.mastery import TopicMastery, answered_topics
+from quizzer.learning.dashboard_rows import Dashboard, PaperRow, TopicRow, due_by_topic
+from quizzer.learning.mastery import TopicMastery
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.parts import LABELS
 from quizzer.templates.schema import Template
-
-
-@dataclass(frozen=True)
-class TopicRow:
-    id: str
-    name: str
-    week: int
-    mastery: float  # the level shown (quizzer.learning.mastery)
-    mastered: bool
-    attempts: int
-    accuracy: float | None
-    due: int
-    templates: int
-    misconceptions: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True)
-class PaperRow:
-    paper: str
-    done: int  # questions whose latest answer was right
-    routed: int
 
 
 def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, str]],
@@ -75,25 +54,18 @@ def paper_progress(attempts: Sequence[Attempt], questions: Sequence[tuple[str, s
     return {paper: (done, total) for paper, (done, total) in sorted(counts.items())}
 
 
-@dataclass(frozen=True)
-class Dashboard:
-    topics: list[TopicRow]
-    papers: list[PaperRow]
-    attempts: int
-    due: int
-
-
 def topic_rows(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery], due_keys: set[str],
                templates: Mapping[str, Template], catalog: Catalog) -> list[TopicRow]:
-    """One row per catalogue topic.  Each answer counts in the topics whose mastery it moved, so a topic's
-    tries, accuracy and mistakes are the evidence behind its bar: a wrong answer only in its question's
-    primary topic.  A review due counts once, in its question's primary topic (where every answer to it
-    counts): the column adds up to the dashboard's "reviews due", and no untried topic shows one."""
-    due_by_topic = Counter(templates[key].topics[0] for key in due_keys if key in templates)
+    """One row per catalogue topic.  A topic's tries, accuracy and mistakes are every answer to a question
+    that lists it, right or wrong, as a student counts them ("I got a Bahdanau question wrong"); its mastery
+    bar weighs them as ``learning.mastery`` does (a wrong answer is blamed on its question's primary topic
+    alone; the help says so).  A review due counts once, in its question's primary topic (where every
+    answer to it counts): the column adds up to the dashboard's "reviews due", and no untried topic shows one."""
+    due = due_by_topic(due_keys, primary_topics(templates))
     answered: dict[str, list[Attempt]] = {}
     for attempt in attempts:
         template = templates.get(attempt.template_key)
-        for topic_id in answered_topics(template.topics, attempt.verdict == "correct") if template else ():
+        for topic_id in template.topics if template else ():
             answered.setdefault(topic_id, []).append(attempt)
     rows = []
     for topic in catalog.topics.values():
@@ -104,7 +76,7 @@ def topic_rows(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery],
         rows.append(TopicRow(topic.id, topic.name, topic.week, state.level if state else 0.0,
                              state.mastered if state else False, len(mine),
                              sum(a.score for a in mine) / len(mine) if mine else None,
-                             due_by_topic[topic.id], len(keys), tuple(errors.most_common(3))))
+                             due[topic.id], len(keys), tuple(errors.most_common(3))))
     return rows
 
 
@@ -114,5 +86,37 @@ def paper_rows(attempts: Sequence[Attempt], templates: Mapping[str, Template], c
     # A part with no ID of its own (or with its question's key) answers the question's key anyway.
     part_ids = {(key, LABELS[i]): part_id for key, template in templates.items()
                 for part_id, i in template.routed_parts.items()}
-    return [PaperRow(paper, done, total) for paper, (done, total) in paper_progress(
-        attempts, [(record.id, record.paper) for record in catalog.records.values()], part_ids).items()]
+    examined = paper_topics(catalog)
+    return [PaperRow(paper, done, total, paper_title(catalog, paper), examined[paper])
+            for paper, (done, total) in paper_progress(
+                attempts, [(record.id, record.paper) for record in catalog.records.values()], part_ids).items()]
+
+
+def paper_title(catalog: Catalog, paper: str) -> str:
+    """`2025 T2 · ET/FN` (the code itself for a paper the routing table does not describe)."""
+    info = catalog.paper_info.get(paper)
+    return info.title if info else paper
+
+
+def paper_topics(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """Per paper, the names of the topics its routed questions examine, the most examined first."""
+    examined: dict[str, Counter[str]] = {}
+    for record in catalog.records.values():
+        examined.setdefault(record.paper, Counter()).update(record.topics)
+    return {paper: tuple(catalog.topics[t].name if t in catalog.topics else t for t, _ in counts.most_common())
+            for paper, counts in examined.items()}
+
+
+def primary_topics(templates: Mapping[str, Template]) -> dict[str, str]:
+    """Each question's primary topic (the first it lists), by key."""
+    return {key: template.topics[0] for key, template in templates.items()}
+
+
+def build_dashboard(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery], due_keys: set[str],
+              templates: Mapping[str, Template], catalog: Catalog) -> Dashboard:
+    """The whole dashboard, with the catalogue's title of each misconception its rows name."""
+    topics = topic_rows(attempts, mastery, due_keys, templates, catalog)
+    named = {m for row in topics for m, _ in row.misconceptions}
+    titles = {m: catalog.misconceptions[m].title if m in catalog.misconceptions else m.replace("_", " ")
+              for m in named}
+    return Dashboard(topics, paper_rows(attempts, templates, catalog), len(attempts), len(due_keys), titles)

@@ -17,12 +17,13 @@ from typing import Any
 from sqlmodel import Session, col, func, select
 
 from quizzer.bank.db import begin_write
-from quizzer.bank.models import Attempt, Learner, ReviewCard
+from quizzer.bank.models import Attempt, Learner, Retry, ReviewCard
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.dashboard import Dashboard, paper_rows, topic_rows
+from quizzer.learning.dashboard import build_dashboard
+from quizzer.learning.dashboard_rows import Dashboard
 from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
 from quizzer.learning.policy import Pick, next_question
 from quizzer.learning.review import ReviewState, after_answer, is_due
@@ -159,8 +160,7 @@ class Study:
         # A question answered right in this sitting is not offered again within it (next()), so it
         # is not counted as due either: "17 reviews due" that practice then never asks misleads.
         due_keys = {key for key, state in states.items() if is_due(state, now)} - self._settled_now()
-        return Dashboard(topic_rows(attempts, mastery, due_keys, self.templates, self.catalog),
-                         paper_rows(attempts, self.templates, self.catalog), len(attempts), len(due_keys))
+        return build_dashboard(attempts, mastery, due_keys, self.templates, self.catalog)
 
     # --- practising ------------------------------------------------------------------------
 
@@ -226,6 +226,27 @@ class Study:
         if replacing is not None:
             self._withdraw(instance.key, replacing)
         return self._record(instance, response, verdict, seconds)
+
+    def retry(self, instance: Instance, first: Recorded, response: str, seconds: float | None) -> Verdict:
+        """Grade a second try on the same numbers (after a wrong or partial first answer, before its solution)
+        and keep it beside the first answer, ``first``, for the history.  It is not an attempt: mastery,
+        review and the reports count the first answer alone.  An unreadable try is not kept."""
+        verdict = grade(instance.spec, response)
+        if verdict.verdict != "invalid" and self.commit_each:
+            self.session.add(Retry(attempt_id=first.attempt_id, response=response, verdict=verdict.verdict,
+                                   score=verdict.score, misconception=verdict.misconception, seconds=seconds,
+                                   created_at=self._now()))
+            self.session.commit()
+        return verdict
+
+    def retries(self) -> dict[int, list[Retry]]:
+        """This learner's second tries by the attempt each follows, oldest first."""
+        query = select(Retry).join(Attempt, col(Retry.attempt_id) == col(Attempt.id)).where(
+            Attempt.learner_id == self.learner_id).order_by(col(Retry.id))
+        tries: dict[int, list[Retry]] = {}
+        for retry in self.session.exec(query).all():
+            tries.setdefault(retry.attempt_id, []).append(retry)
+        return tries
 
     def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None, *,
                      replacing: Recorded | None = None) -> tuple[tuple[PartVerdict, ...], Recorded | None]:

@@ -54,6 +54,21 @@ class Record(msgspec.Struct, frozen=True):
     topics: tuple[str, ...]
 
 
+class PaperInfo(msgspec.Struct, frozen=True):
+    """A routed paper: ``2025T2_ET_FN`` is a 2025 term-2 paper with the codes ET and FN (whose meaning the
+    notes never state, so they are shown as they are)."""
+
+    id: str
+    year: int
+    term: str
+
+    @property
+    def title(self) -> str:
+        """`2025 T2 · ET/FN`: the year and term a student knows a paper by, then its codes."""
+        codes = self.id.split("_")[1:]
+        return f"{self.year} {self.term}" + (f" · {'/'.join(codes)}" if codes else "")
+
+
 class MisconceptionInfo(msgspec.Struct, frozen=True):
     id: str
     title: str
@@ -69,6 +84,7 @@ class Catalog(msgspec.Struct, frozen=True):
     records: dict[str, Record]
     misconceptions: dict[str, MisconceptionInfo]
     digest: str  # catalog_digest() of the files it was read from
+    paper_info: dict[str, PaperInfo] = {}
 
     @property
     def papers(self) -> list[str]:
@@ -123,12 +139,14 @@ def load_catalog() -> Catalog:
                   for t in data["topics.yaml"]["topics"]}
         records = {r["id"]: Record(r["id"], r["paper"], r["question"], tuple(r["topics"]))
                    for r in data["routing.yaml"]["records"]}
+        paper_info = {p["id"]: PaperInfo(p["id"], int(p["year"]), str(p["term"]))
+                      for p in data["routing.yaml"].get("papers") or ()}
         misconceptions = {m["id"]: MisconceptionInfo(m["id"], m["title"], m["claim"].strip(), m["correction"].strip(),
                                                      tuple(m.get("topics") or ()), m.get("source", ""), m["kind"])
                           for m in data["misconceptions.yaml"]["misconceptions"]}
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"the course catalogue in {data_dir()} is malformed ({exc!r})") from None
-    return Catalog(topics, records, misconceptions, digest=_digest(sources))
+    return Catalog(topics, records, misconceptions, digest=_digest(sources), paper_info=paper_info)
 
 
 def misconception_feedback(misconception_id: str) -> str:

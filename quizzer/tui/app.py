@@ -94,8 +94,14 @@ class QuizzerApp(GatedApp):
         self.failure: UserError | None = None  # why the bank could not be opened
 
     def on_mount(self) -> None:
+        from quizzer.learning import snapshot  # the standard library only: the dashboard saved last time
+
         self.theme = "textual-dark"
-        self.push_screen(DashboardScreen())
+        saved = snapshot.load(self.db_url, self.profile, self.clock())
+        dashboard = DashboardScreen(saved)
+        if saved is not None:
+            dashboard.sub_title = self.whose()
+        self.push_screen(dashboard)
         painted = threading.Event()
         self.call_after_refresh(painted.set)
         self.load(painted)
@@ -140,11 +146,21 @@ class QuizzerApp(GatedApp):
         if self.filters.any():
             self.push_practice(topic=self.filters.topic, week=self.filters.week, paper=self.filters.paper)
 
+    def whose(self) -> str:
+        """The dashboard's subtitle: whose session this is."""
+        return f"{self.SUB_TITLE} · profile {self.profile}"
+
     def refresh_dashboard(self) -> None:
+        """Show the learner's dashboard as it is now, and keep it for the next start's first frame."""
+        from quizzer.learning import snapshot
+        from quizzer.learning.dashboard import primary_topics
+
         dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
         if dashboard is not None and self.study is not None:
-            dashboard.sub_title = f"{self.SUB_TITLE} · profile {self.study.learner.name}"  # whose session this is
-            dashboard.show(self.study.dashboard())
+            dashboard.sub_title = self.whose()
+            data = self.study.dashboard()
+            dashboard.show(data)
+            snapshot.save(self.db_url, self.profile, self.clock(), data, primary_topics(self.study.templates))
 
     @on(DashboardScreen.PractiseRequested)
     def practise(self, event: DashboardScreen.PractiseRequested) -> None:

@@ -53,6 +53,16 @@ def test_show_canonical_instance_reproduces_the_notes() -> None:
     assert "37,000" in out.replace("{,}", ",") and "18,944,000" in out
 
 
+def test_a_practice_question_by_the_name_the_app_shows() -> None:
+    """The bank browser and history show `warmup-rate`; the commands take it as well as `practice/warmup-rate`."""
+    short, full = run("show", "warmup-rate", "--seed", "3"), run("show", "practice/warmup-rate", "--seed", "3")
+    assert short[0] == full[0] == 0 and short[1] == full[1] and "[practice/warmup-rate · seed 3]" in short[1]
+    code, out, _ = run("grade", "warmup-rate", "--seed", "3", "--answer", "1", "--dry-run")
+    assert code == 0 and out.startswith("INCORRECT")
+    code, _, err = run("show", "warmup-rat", "--seed", "3")
+    assert code == 2 and "did you mean 'practice/warmup-rate'" in err
+
+
 def test_generate_json_contract_and_determinism() -> None:
     args = ("generate", "--week", "2", "-n", "3", "--seed", "11", "--solutions", "--format", "json")
     first, second = run(*args), run(*args)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 
 import pytest
 from textual.widgets import DataTable, Static
 
+from quizzer.bank.learners import ensure_learner
 from quizzer.grading.describe import describe
 from quizzer.learning.study import Study
 from quizzer.templates.catalog import load_catalog
@@ -15,6 +17,7 @@ from quizzer.templates.instance import make_instance
 from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import FIXED, PADDING, DashboardScreen, column_widths
 from quizzer.tui.screens.practice import PracticeScreen
+from tests.databases import bank_session
 from tests.tui.conftest import FakeClock, loaded
 
 
@@ -48,12 +51,15 @@ def test_the_topic_table_fits_without_scrolling_sideways(new_app: Callable[..., 
             await loaded(app, pilot)
             screen = app.screen
             assert isinstance(screen, DashboardScreen)
-            for selector in ("#topics", "#papers"):
+            for selector in ("#topics", "#papers"):  # one table shown at a time: tab switches
                 table = screen.query_one(selector, DataTable)
+                assert table.display and screen.focused is table
                 assert table.virtual_size.width <= table.scrollable_content_region.width, selector
+                await pilot.press("tab")
+                await pilot.pause()
             topics = screen.query_one("#topics", DataTable)
             assert labels(topics)[:6] == ["Wk", "Topic", "Mastery", "Tries", "Acc", "Due"]
-            assert ("Top mistake" in labels(topics)) == (size[0] >= 120)
+            assert "Top mistake" in labels(topics)  # at 80 columns too
             assert topics.row_count == len(load_catalog().topics)
             assert screen.query_one("#papers", DataTable).row_count == len(load_catalog().papers)
             summary = str(screen.query_one("#summary", Static).render())
@@ -138,6 +144,8 @@ def test_column_widths_share_what_is_left() -> None:
     assert (topic, mistake) == (16, 0)  # too narrow for a mistake column
     topic, mistake = column_widths(94, longest_topic=60)
     assert mistake >= 16 and fixed + topic + PADDING + mistake == 94
+    topic, mistake = column_widths(78, longest_topic=60)  # 80 columns: the mistake column kept, narrower
+    assert mistake == 16 and topic == 23
     topic, mistake = column_widths(200, longest_topic=30)
     assert topic == 30 and fixed + topic + PADDING + mistake == 200
 
@@ -155,3 +163,66 @@ def test_an_unreachable_bank_closes_the_app_with_one_reason(clock: FakeClock) ->
     asyncio.run(scenario())
     assert app.return_code == 2 and app.study is None
     assert str(app.failure).startswith("postgresql+psycopg://teacher:***@127.0.0.1:1/course: cannot open the bank:")
+
+
+def test_the_dashboard_saved_last_time_is_shown_before_the_bank_opens(
+        new_app: Callable[..., QuizzerApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first frame holds the learner's dashboard (``make bench`` times it): the one the last session
+    saved, while the bank is still opening; without one (or a stale one), "Loading your bank…"."""
+    first = new_app()
+
+    async def answer_and_quit() -> None:
+        async with first.run_test(size=(80, 24)) as pilot:
+            await loaded(first, pilot)
+            assert first.study is not None
+            key, response, _ = misconception_answer(first.study)
+            first.study.submit(make_instance(first.study.templates[key], 3), response, None)
+            first.refresh_dashboard()  # as on leaving practice: shown, and saved
+            await pilot.pause()
+
+    asyncio.run(answer_and_quit())
+
+    import quizzer.learning.regrade as regrade
+
+    opening = threading.Event()
+    really_open = regrade.open_current_bank
+
+    def held_open(*args: object, **kwargs: object) -> object:
+        opening.wait(timeout=60)
+        return really_open(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(regrade, "open_current_bank", held_open)
+    second = new_app()
+
+    async def start_again() -> None:
+        async with second.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            screen = second.screen
+            assert isinstance(screen, DashboardScreen) and second.study is None  # the bank is not open yet
+            assert str(screen.query_one("#summary", Static).render()).startswith("1 answer · 0 reviews due")
+            topics = screen.query_one("#topics", DataTable)
+            assert topics.row_count == len(load_catalog().topics) and "Top mistake" in labels(topics)
+            assert any(row[3] == "1" for row in rows(topics))
+            opening.set()
+            await loaded(second, pilot)
+            assert str(screen.query_one("#summary", Static).render()).startswith("1 answer · 0 reviews due")
+
+    asyncio.run(start_again())
+
+    # An answer recorded elsewhere (another window, `quizzer grade`): the saved dashboard is not shown.
+    with bank_session(str(second.db_url)) as session:
+        study = Study(session=session, catalog=load_catalog(), learner=ensure_learner(session=session, name="ada"))
+        instance = make_instance(study.templates[sorted(study.templates)[0]], 5)
+        study.submit(instance, instance.answer_text, None)
+    opening.clear()
+    third = new_app()
+
+    async def start_after_an_answer_elsewhere() -> None:
+        async with third.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert str(third.screen.query_one("#summary", Static).render()) == "Loading your bank…"
+            opening.set()
+            await loaded(third, pilot)
+            assert str(third.screen.query_one("#summary", Static).render()).startswith("2 answers")
+
+    asyncio.run(start_after_an_answer_elsewhere())

@@ -179,7 +179,7 @@ def test_a_paper_counts_its_routed_questions_as_the_dashboard_does(new_app: Call
             screen = app.screen
             assert isinstance(screen, MockExamScreen)
             papers = screen.query_one("#exam-papers", DataTable)
-            assert papers.get_row(paper)[1:] == ["12", "24 min"]
+            assert papers.get_row(paper)[:4] == ["2024 T3 · Q1/NA", paper, "12", "24 min"]
             papers.move_cursor(row=papers.get_row_index(paper))
             await pilot.press("enter")
             await pilot.pause()
@@ -198,7 +198,7 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             screen = app.screen
             assert isinstance(screen, MockExamScreen) and screen.minutes == 0
             papers = screen.query_one("#exam-papers", DataTable)
-            assert papers.get_row(RECALL_PAPER)[1:] == ["3", "untimed"]
+            assert papers.get_row(RECALL_PAPER)[2:4] == ["3", "untimed"]
             seed = screen.query_one("#exam-seed", Input)
             drawn = seed.value
             await pilot.press("r")
@@ -212,17 +212,17 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             await pilot.press("]")  # inside the matrix input `]` is just typed…
             await pilot.pause()
             assert screen.index == 0
-            await pilot.press("ctrl+right", "[")  # …elsewhere it moves, like `[`
+            await pilot.press("ctrl+right", "ctrl+left")  # (`[` moves where no input takes it: the choice questions)
             await pilot.pause()
             assert screen.index == 0
             await pilot.press("ctrl+right")
             await pilot.pause()
             assert screen.slots[1].instance.kind == "text" and screen.index == 1
             model = screen.query_one("#exam-model-answer", Markdown)
-            await pilot.press("3")  # a rating before the model answer is shown is refused
+            await pilot.press("3")  # before the model answer, a digit is part of the answer written, not a rating
             await pilot.pause()
             assert screen.index == 1 and screen.slots[1].response is None and not model.display
-            await pilot.press("space")  # reveal (Anki's order), then rate
+            await pilot.press("enter")  # reveal (Anki's order), then rate
             await pilot.pause()
             assert model.display and "Model answer" in model.source
             await pilot.press("3")  # good
@@ -334,3 +334,43 @@ def test_snapshot_sitting_80x24(snap_compare: Any, new_app: Callable[..., Quizze
 
 def test_snapshot_sitting_120x40(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
     assert snap_compare(new_app(), terminal_size=(120, 40), run_before=sit_long_options)
+
+
+LONG_QUESTION_PAPER = "2026T1_ET_AN"  # its first question's sentence was below the fold at 80×24, only options showed
+
+
+async def sit_long_question(pilot: Any) -> None:
+    """Sitting: the whole question sentence above the options, at 80×24."""
+    screen = await open_paper(pilot.app, pilot, LONG_QUESTION_PAPER)
+    assert screen.slots[0].instance.kind == "choice"
+
+
+async def sit_long_question_alone(pilot: Any) -> None:
+    """ctrl+o: the question over the whole screen (the answer slot hidden, kept as it was)."""
+    screen = await open_paper(pilot.app, pilot, LONG_QUESTION_PAPER)
+    await pilot.press("ctrl+o")
+    await pilot.pause()
+    assert not screen.query_one("#exam-answer-slot").display
+
+
+def test_snapshot_long_question_80x24(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=sit_long_question)
+
+
+def test_snapshot_long_question_alone_80x24(snap_compare: Any, new_app: Callable[..., QuizzerApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=sit_long_question_alone)
+
+
+def test_the_saved_answer_names_options_by_letter(new_app: Callable[..., QuizzerApp]) -> None:
+    """A ticked option's whole text filled the saved-answer line three times over at 80 columns."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_paper(app, pilot, LONG_QUESTION_PAPER)
+            await type_answer(pilot, "b")
+            await pilot.press("ctrl+left")
+            await pilot.pause()
+            assert status(screen, "#exam-saved").startswith("Saved answer: b — answer again to change it")
+
+    asyncio.run(scenario())

@@ -173,6 +173,11 @@ def test_table_lists_answers_newest_first_and_the_plot_has_data(new_app: Callabl
             first = next(t for t in app.study.catalog.topics.values() if t.id in screen.series)
             assert screen.query_one("#history-topic", Select).value == first.id
             assert "all 16 topics" not in legend(screen) and BRAILLE & set(drawn(plot)) and drawn(plot) != course
+            # The list of answers follows the topic: only the answers to questions that list it.
+            table = screen.query_one("#history-table", DataTable)
+            listing = [a for a in screen.attempts if first.id in app.study.templates[a.template_key].topics]
+            assert 0 < table.row_count == len(listing) < len(screen.attempts)
+            assert [str(key.value) for key in table.rows] == [str(a.id) for a in reversed(listing)]
             await pilot.press("escape")
             assert app.screen is not screen
 

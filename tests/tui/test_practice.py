@@ -14,7 +14,6 @@ from textual.widgets import DataTable, Input, Markdown, Static
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.grading.describe import describe
-from quizzer.learning.mastery import answered_topics
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance
 from quizzer.tui.app import QuizzerApp, make_app
@@ -22,6 +21,7 @@ from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 from quizzer.tui.screens.practice import PracticeScreen
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.question_view import solution_heading
 from quizzer.tui.widgets.recall_box import RecallBox
 from tests.tui.conftest import FakeClock, loaded
 
@@ -124,7 +124,11 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
                     assert banner.startswith("Rated good" if correct else "Rated again")
                 else:
                     assert ("Correct" in banner) if correct else ("Not quite" in banner or "Partly" in banner)
-                assert "Worked solution" in feedback(app)
+                if not correct and instance.kind != "text":  # a second try is offered first: declined here
+                    assert "try again on the same numbers" in banner and "Worked solution" not in feedback(app)
+                    await pilot.press("enter")
+                    await pilot.pause()
+                assert f"#### {solution_heading(instance)}" in feedback(app)
                 assert not screen.query("#answer-slot > *")  # the input made way for the feedback
                 await pilot.press("n" if number % 2 else "enter")
                 await pilot.pause()
@@ -170,9 +174,8 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
             await pilot.pause()
             assert app.screen is dashboard
             assert f"{len(plan)} answers" in text_of(app, "#summary")
-            # a wrong answer counts in its question's primary topic alone, as in mastery
-            tried = {t for (instance, _), right in zip(answered, plan, strict=True)
-                     for t in answered_topics(instance.topics, right)}
+            # every answer counts as a try in each topic its question lists, right or wrong
+            tried = {t for instance, _ in answered for t in instance.topics}
             assert dashboard.data is not None
             assert {row.id for row in dashboard.data.topics if row.attempts} == tried
 
@@ -241,19 +244,26 @@ def test_a_recall_card_shows_the_model_answer_before_the_rating(new_app: Callabl
             box = app.screen.query_one(RecallBox)
             assert box.has_class("-waiting") and "Model answer" not in feedback(app)
             assert text_of(app, "#keys").startswith("enter show the model answer")  # not "enter submit"
-            await pilot.press("2")  # a rating before the reveal is refused: it would rate nothing
+            # A box to write the answer in first: a digit typed now is part of it, not a rating (it would
+            # rate nothing before the model answer is seen).
+            await pilot.press(*"dropout 0.1", "space", "2")
             await pilot.pause()
             assert not app.screen.answered and attempts(isolated_bank) == []
-            assert text_of(app, "#reveal-hint").startswith("✘ not rated yet") and not app._notifications
+            assert box.written == "dropout 0.1 2"
             await pilot.press("enter")
             await pilot.pause()
             assert not box.has_class("-waiting") and "Model answer" in feedback(app)
+            assert "You wrote: **dropout 0.1 2**" in feedback(app)  # beside the model answer, to compare
             assert attempts(isolated_bank) == []  # seeing the model answer is not an answer
             assert text_of(app, "#keys").startswith("1–4 rate your answer")
             await pilot.press("2")
             await pilot.pause()
             assert text_of(app, "#verdict").startswith("Rated hard")
-            assert "You rated yourself: **hard**" in feedback(app)
+            assert "You rated yourself: **hard**" in feedback(app) and "You wrote: **dropout 0.1 2**" in feedback(app)
+            # The rating's word once (in the verdict line), and the card's solution under its own name.
+            shown = text_of(app, "#verdict") + feedback(app)
+            assert shown.count("counted as half right") == 1
+            assert "How to rate your answer" in feedback(app) and "Worked solution" not in feedback(app)
             [attempt] = attempts(isolated_bank)
             assert (attempt.template_key, attempt.response, attempt.verdict) == (instance.key, "hard", "partial")
 
@@ -408,5 +418,57 @@ def test_topic_practice_names_its_topic_and_does_not_bring_back_right_answers(
                 await pilot.pause()
             assert "review due" not in text_of(app, "#reason")
             assert len(set(seen)) == len(seen), seen
+
+    asyncio.run(scenario())
+
+
+def test_a_second_try_on_the_same_numbers_before_the_solution(new_app: Callable[..., QuizzerApp],
+                                                              isolated_bank: Path) -> None:
+    """After a wrong answer: t gives the question back, same numbers, the first answer in the box; the second
+    try is graded and kept for the history, and the first is what counts (mastery, review, reports)."""
+    app = new_app(topic="softmax")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            instance = await skip_to(pilot, app, ("number", "integer", "vector"))
+            screen = app.screen
+            assert isinstance(screen, PracticeScreen) and app.study is not None
+            mastery_before = app.study.mastery()
+            text, _ = wrong_response(instance)
+            await pilot.press(*text, "enter")
+            await pilot.pause()
+            assert "Not quite" in text_of(app, "#verdict") and "try again" in text_of(app, "#verdict")
+            assert instance.answer_text not in feedback(app) and "Worked solution" not in feedback(app)
+            assert text_of(app, "#keys").startswith("t try again")
+            [first] = attempts(isolated_bank)
+            assert first.verdict != "correct"
+            mastery_after_first = app.study.mastery()
+            await pilot.press("t")
+            await pilot.pause()
+            assert current(app) is instance and not screen.answered  # the same numbers
+            box = screen.query_one("#answer-slot").query_one(Input)
+            assert box.value == text  # the first answer, to change
+            box.value = ""
+            await pilot.press(*instance.answer_text, "enter")
+            await pilot.pause()
+            banner = text_of(app, "#verdict")
+            assert banner.startswith("Second try: ✔ Correct (first: ✘ Not quite") or "(first: ◐" in banner
+            assert "First try: " in feedback(app) and "Worked solution" in feedback(app)
+            # One attempt, the first; the second try beside it, not counted.
+            assert [a.id for a in attempts(isolated_bank)] == [first.id]
+            [[retry]] = app.study.retries().values()
+            assert (retry.attempt_id, retry.verdict, retry.response) == (first.id, "correct", instance.answer_text)
+            assert app.study.mastery() == mastery_after_first != mastery_before
+            await pilot.press("n")
+            await pilot.pause()
+            assert current(app) is not instance
+
+            # The history shows the first answer and, beside it, the second try.
+            await pilot.press("escape", "h")
+            await pilot.pause()
+            table = app.screen.query_one("#history-table", DataTable)
+            assert any("→ ✔ retry" in str(cell) for cell in table.get_row_at(0))
+            assert "second try: " in str(app.screen.query_one("#history-detail", Static).render())
 
     asyncio.run(scenario())

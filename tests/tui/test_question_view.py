@@ -14,6 +14,7 @@ import quizzer.tui.app
 from quizzer.grading.verdict import grade
 from quizzer.templates.parts import grade_instance
 from quizzer.text.mathtext import render_math
+from quizzer.tui.screens.browser import preview_markdown
 from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
 from quizzer.tui.widgets.parts_box import parts_feedback_markdown
 from quizzer.tui.widgets.question_view import answer_markdown, feedback_markdown, question_markdown, revealed_markdown
@@ -148,3 +149,14 @@ def test_an_expressions_placeholder_shows_how_to_write_in_its_names_without_an_a
     shown = AnswerBox(item.kind, answer_context(item)).placeholder()
     assert shown.startswith("an expression in d, f:") and "(d + f)/2" in shown
     assert grade(item.spec, shown.partition(": ")[2].split(", ")[-1]).verdict == "incorrect"
+
+
+def test_an_expression_answer_is_written_as_maths_wherever_it_is_shown() -> None:
+    """The bank preview and a revealed solution printed the template's `B*h*T*(T+1)/2` where practice's
+    feedback writes `BhT(T+1)/2`: one writing everywhere."""
+    shown = instance("2026T2_Q1_NA Q7", 1)
+    assert shown.kind == "expression" and "*" in shown.answer_text
+    written = grade(shown.spec, shown.answer_text).expected
+    assert "*" not in written
+    for markdown in (preview_markdown(shown), revealed_markdown(shown)):
+        assert written in markdown and shown.answer_text not in markdown

@@ -85,6 +85,17 @@ def test_dashboard_after_answers(snap_compare: Snap, new_app: Callable[..., Quiz
 
 
 @SIZES
+def test_dashboard_past_papers(snap_compare: Snap, new_app: Callable[..., QuizzerApp], size: tuple[int, int]) -> None:
+    """Past papers on a tab of their own, each by year, term and codes, with the topics it examines."""
+    async def run_before(pilot: Any) -> None:
+        await loaded(pilot.app, pilot)
+        await pilot.press("tab", "down", "down")
+        await pilot.pause()
+
+    assert snap_compare(new_app(), terminal_size=size, run_before=run_before)
+
+
+@SIZES
 def test_practice_typed_answer_with_live_preview(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
                                                  size: tuple[int, int]) -> None:
     async def run_before(pilot: Any) -> None:
@@ -106,6 +117,21 @@ def test_practice_choice_question(snap_compare: Snap, new_app: Callable[..., Qui
 @SIZES
 def test_practice_feedback_on_a_misconception(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
                                               size: tuple[int, int]) -> None:
+    async def run_before(pilot: Any) -> None:
+        shown = await question(pilot, ("number", "integer", "vector"), misconception=True)
+        wrong = next(w for w in shown.spec.wrong_answers if w.id)
+        await pilot.press(*describe(shown.kind, wrong.value), "enter")
+        await pilot.pause()
+        await pilot.press("enter")  # no second try: the solution
+        await pilot.pause()
+
+    assert snap_compare(new_app(topic="multi_head_attention"), terminal_size=size, run_before=run_before)
+
+
+@SIZES
+def test_practice_second_try_offered(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
+                                     size: tuple[int, int]) -> None:
+    """After a wrong answer: what went wrong, and t for a second try on the same numbers before the solution."""
     async def run_before(pilot: Any) -> None:
         shown = await question(pilot, ("number", "integer", "vector"), misconception=True)
         wrong = next(w for w in shown.spec.wrong_answers if w.id)
@@ -145,10 +171,10 @@ def test_practice_input_of_each_kind(snap_compare: Snap, new_app: Callable[..., 
 @SIZES
 def test_practice_recall_card_revealed(snap_compare: Snap, new_app: Callable[..., QuizzerApp],
                                        size: tuple[int, int]) -> None:
-    """After the reveal: the model answer where the question scrolls, the rating keys below."""
+    """After the reveal: what was written, the model answer where the question scrolls, the rating keys below."""
     async def run_before(pilot: Any) -> None:
         await question(pilot, ("text",))
-        await pilot.press("space")
+        await pilot.press(*"shifted right", "enter")
         await pilot.pause()
 
     assert snap_compare(new_app(**SELECTION["text"]), terminal_size=size, run_before=run_before)

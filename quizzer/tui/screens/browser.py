@@ -26,7 +26,7 @@ from quizzer.templates.schema import Template
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import letter
 from quizzer.tui.widgets.parts_box import parts_markdown
-from quizzer.tui.widgets.question_view import question_markdown
+from quizzer.tui.widgets.question_view import question_markdown, shown_answer, solution_heading
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 PRACTICE = "practice"  # the paper filter's value for templates not routed to any exam paper
@@ -84,7 +84,7 @@ def preview_markdown(instance: Instance) -> str:
     parts = [question_markdown(instance), *([parts_markdown(instance)] if instance.parts else [])]
     if instance.choices:
         parts.append("\n".join(f"- ({letter(i)}) {render_math(choice)}" for i, choice in enumerate(instance.choices)))
-    parts += [f"**Answer:** {render_math(instance.answer_text)}", "#### Worked solution",
+    parts += [f"**Answer:** {render_math(shown_answer(instance))}", f"#### {solution_heading(instance)}",
               render_math(instance.solution, fenced=True)]
     return "\n\n".join(parts)
 

@@ -17,9 +17,11 @@ from textual.widgets import Button, ContentSwitcher, DataTable, Header, Input, L
 
 from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
+from quizzer.learning.dashboard import paper_title, paper_topics
 from quizzer.learning.study import Recorded, Study
 from quizzer.text.mathtext import render_math
-from quizzer.tui.screens.practice import answer_widget, recall_markdown
+from quizzer.tui.screens.dashboard import fit
+from quizzer.tui.screens.practice import answer_widget, focus_answer, recall_markdown
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.exam_summary import ExamSummary, Slot, clock_text
@@ -46,12 +48,13 @@ class MockExamScreen(Screen[None]):
         Binding("left_square_bracket", "move(-1)", "Previous", show=False),
         Binding("right_square_bracket", "move(1)", "Next", show=False),
         Binding("ctrl+f", "finish", "Finish", priority=True),
+        Binding("ctrl+o", "toggle_question", "Question", priority=True),
         # Priority: a focused option list would take them to move its highlight instead.
         Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
     ]
     PHASE_ACTIONS = {"new_seed": "picker", "cycle_timer": "picker", "move": "sitting", "finish": "sitting",
-                     "scroll_question": "sitting"}
+                     "scroll_question": "sitting", "toggle_question": "sitting"}
 
     phase: reactive[str] = reactive("picker", bindings=True)
 
@@ -106,7 +109,11 @@ class MockExamScreen(Screen[None]):
         self.sub_title = "Mock exam"
         self.query_one("#exam-seed", Input).value = str(self._draw_seed())
         papers = self.query_one("#exam-papers", DataTable)
-        papers.add_columns("Paper", "Questions", "Time allowed")
+        # The topics take what the other columns leave (cut with an ellipsis): no sideways scrolling at 80 columns.
+        fixed = {"Paper": 15, "Code": 12, "Qs": 3, "Time": 7}
+        self.topics_width = max(self.app.size.width - sum(fixed.values()) - 2 * (len(fixed) + 1) - 4, 10)
+        for label, width in (*fixed.items(), ("Topics examined", self.topics_width)):
+            papers.add_column(label, width=width)
         self._fill_papers()
         papers.focus()
 
@@ -124,10 +131,13 @@ class MockExamScreen(Screen[None]):
         papers = self.query_one("#exam-papers", DataTable)
         row = papers.cursor_row
         papers.clear()
-        for paper in self.study.catalog.papers:
+        catalog = self.study.catalog
+        examined = paper_topics(catalog)
+        for paper in catalog.papers:
             count = self.counts[paper]
             allowed = f"{count * self.minutes} min" if self.minutes else "untimed"
-            papers.add_row(paper, str(count), allowed, key=paper)
+            papers.add_row(paper_title(catalog, paper), paper, str(count), allowed,
+                           fit("; ".join(examined.get(paper, ())), self.topics_width), key=paper)
         papers.move_cursor(row=row)
 
     def action_new_seed(self) -> None:
@@ -198,8 +208,22 @@ class MockExamScreen(Screen[None]):
             given = self.slots[index].answers
             partway = instance.parts and any(given) and not all(given)
             await slot.mount(PartsBox(instance, [a for a in given if a]) if partway else answer_widget(instance))
+            self._show_answer_slot(True)
             self.query_one("#exam-scroll", VerticalScroll).scroll_home(animate=False)
             self._show_progress()
+
+    def action_toggle_question(self) -> None:
+        """The whole screen for the question, or back to the answer (kept as it was), as in practice."""
+        slot = self.query_one("#exam-answer-slot", Vertical)
+        self._show_answer_slot(not slot.display)
+        if slot.display:
+            focus_answer(slot)
+        else:
+            self.query_one("#exam-scroll", VerticalScroll).focus()
+
+    def _show_answer_slot(self, shown: bool) -> None:
+        for part in self.query("#exam-answer-slot, #exam-saved"):
+            part.display = shown
 
     def _show_progress(self) -> None:
         """The status line (where am I, what is answered) and this question's saved answer."""
@@ -214,7 +238,9 @@ class MockExamScreen(Screen[None]):
         current = self.slots[self.index]
         saved = ""
         if current.verdict is not None:
-            shown = current.verdict.reading or current.response or ""
+            # Options by their letters (the ticked options' full texts filled three lines at 80 columns).
+            letters = current.instance.kind in ("choice", "multi", "order")
+            shown = (current.response if letters else current.verdict.reading or current.response) or ""
             saved = f"Saved answer: [b]{render_math(shown)}[/] [dim]— answer again to change it[/]"
         if answered == len(self.slots):
             saved += "\nEvery question is answered: [b]ctrl+f[/] finishes and marks the paper."

@@ -19,21 +19,29 @@ HELP = """\
 
 - `enter` practise what you need most (due reviews first, then your weakest topic)
 - `p` practise the highlighted topic (or click it twice) · `↑` `↓` choose a topic
+- `tab` topics / past papers (each paper's year, term, codes and the topics it examines)
 - `e` mock exam · `b` bank browser · `h` history
+- Tries, Acc and mistakes count every answer to a question that lists the topic. The mastery bar
+  weighs them: a wrong answer lowers only its question's main topic (the question does not say which
+  of its other topics failed), and a right one right after seeing the solution counts less.
 
 ### Practice
 
 - `enter` submit the answer · `escape` back to the dashboard
 - `ctrl+s` skip this question · `ctrl+r` reveal the solution without answering (not counted)
 - `n` or `enter` the next question, once the feedback shows; `↑` `↓` scroll it
+- after a wrong or partial answer: `t` try again on the same numbers, or `enter` the solution (your
+  first answer is what counts for mastery; the second try shows in your history)
 - choices: `↑` `↓` or a letter `a`…`h` picks an option; select-all questions: `space` or a letter
   toggles, `enter` submits
-- recall cards: answer in your head, `enter` shows the model answer, then rate yourself
-  `1` again · `2` hard · `3` good · `4` easy
+- recall cards: write your answer in the box (or think it), `enter` shows the model answer beside
+  it, then rate yourself `1` again · `2` hard · `3` good · `4` easy
 
-- order questions: `shift+↑` `shift+↓` (or `ctrl+↑` `ctrl+↓`, `K` `J`) move the highlighted step
+- order questions: type the steps' letters in order (`c` `a` `d` `b`; the last falls into place),
+  `backspace` takes one back; or `shift+↑` `shift+↓` (`ctrl+↑` `ctrl+↓`, `K` `J`) move the highlighted step
 - multi-part questions: `enter` answers a part and goes on to the next; `ctrl+b` back to the part before
-- `pageup` `pagedown` scroll a long question
+- `pageup` `pagedown` scroll a long question; `ctrl+o` gives it the whole screen (the mock exam too),
+  and again brings your answer back as it was
 
 ### Mock exam
 

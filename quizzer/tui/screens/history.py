@@ -112,6 +112,8 @@ class HistoryScreen(Screen[None]):
         super().__init__()
         self.study = study
         self.attempts = study.attempts()  # oldest first
+        self.retries = study.retries()  # second tries, by the attempt they follow (never counted as answers)
+        self.topic: str | None = None  # the topic chosen above the chart (None: all)
         self.series = topic_series(self.attempts, study.templates)
         self.width = 0  # the width the table's columns were last fitted to
 
@@ -153,20 +155,38 @@ class HistoryScreen(Screen[None]):
         table.add_column("Score", width=5)
         table.add_column("Time", width=5)
         table.add_column("Misconception", width=free - question)
+        self._fill_table()
+        table.move_cursor(row=row, animate=False)
+
+    def _shown(self) -> list[Attempt]:
+        """The answers the list shows: the chosen topic's (to a question listing it), else all."""
+        if self.topic is None:
+            return self.attempts
+        templates = self.study.templates
+        return [attempt for attempt in self.attempts
+                if attempt.template_key in templates and self.topic in templates[attempt.template_key].topics]
+
+    def _fill_table(self) -> None:
+        """The answers, newest first (of the chosen topic, when one is chosen)."""
+        table = self.query_one("#history-table", DataTable)
+        if not table.columns:
+            return  # not fitted to a width yet: on_resize fills it
+        table.clear()
         now = self.study.clock()
-        for attempt in reversed(self.attempts):
+        for attempt in reversed(self._shown()):
             if self._self_rated(attempt):  # the student's own rating, not a mark: shown as the mock exam does
                 label, style, score = f"◇ {rating_named(attempt.response) or 'rated'}", "italic", "–"
             else:
                 label, style = VERDICTS.get(attempt.verdict, (attempt.verdict, ""))
                 if attempt.carried_forward:  # right on the learner's own earlier value, as the app said
                     label = f"{label[0]} your value"
+                if attempt.id in self.retries:  # the first answer (what counts), then the second try's mark
+                    label = f"{label[0]} → {VERDICTS[self.retries[attempt.id][-1].verdict][0][0]} retry"
                 score = f"{attempt.score:.0%}"
             table.add_row(friendly_time(attempt.created_at, now), cell(_question(attempt)),
                           Text(label, style=style), score,
                           f"{attempt.seconds:.0f} s" if attempt.seconds is not None else "–",
                           cell(self._misconception(attempt.misconception)), key=str(attempt.id))
-        table.move_cursor(row=row, animate=False)
 
     @on(DataTable.RowHighlighted, "#history-table")
     def answer_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -176,8 +196,11 @@ class HistoryScreen(Screen[None]):
         template = self.study.templates.get(attempt.template_key)
         title = template.title if template else shown_key(attempt.template_key)
         mistake = self._misconception(attempt.misconception)
+        retried = [(" · ", ("second try: ", "dim"), f"{retry.response} {VERDICTS[retry.verdict][0]}")
+                   for retry in self.retries.get(attempt.id or 0, [])]
         self.query_one("#history-detail", Static).update(Text.assemble(
-            (title, "bold"), f"  {_question(attempt)}", *((" · ", ("mistake: ", "dim"), mistake) if mistake else ())))
+            (title, "bold"), f"  {_question(attempt)}", *((" · ", ("mistake: ", "dim"), mistake) if mistake else ()),
+            *(part for parts in retried for part in parts)))
 
     def _summary(self) -> str:
         """How many answers, how many marked right, how many self-rated (as the mock exam counts them)."""
@@ -208,7 +231,10 @@ class HistoryScreen(Screen[None]):
 
     @on(Select.Changed, "#history-topic")
     def topic_chosen(self, event: Select.Changed) -> None:
-        self.draw(None if event.select.is_blank() else str(event.value))
+        """The chart and the list of answers follow the topic chosen."""
+        self.topic = None if event.select.is_blank() else str(event.value)
+        self.draw(self.topic)
+        self._fill_table()
 
     def draw(self, topic: str | None) -> None:
         """Plot one topic's mastery and accuracy, or the course's mean mastery and overall accuracy."""

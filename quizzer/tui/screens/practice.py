@@ -13,11 +13,11 @@ from textual.content import Content
 from textual.events import Key
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Markdown, Static
+from textual.widgets import Header, Input, Markdown, Static
 
 from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
-from quizzer.learning.study import Question, Study
+from quizzer.learning.study import Question, Recorded, Study
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
@@ -31,7 +31,9 @@ from quizzer.tui.widgets.question_view import (
     feedback_markdown,
     question_markdown,
     revealed_markdown,
+    solution_heading,
     verdict_line,
+    written_markdown,
 )
 from quizzer.tui.widgets.recall_box import RecallBox
 
@@ -51,18 +53,37 @@ def answer_widget(instance: Instance) -> Widget:
     return AnswerBox(instance.kind, answer_context(instance))
 
 
+def focus_answer(slot: Widget) -> None:
+    """Focus the input (or options, or button) in ``slot`` again, leaving what was typed as it was: an input
+    that selects its text on focus would have the next key replace the answer being written."""
+    target = next(iter(slot.query("Input, OptionList, Button")), None)
+    if isinstance(target, Input):
+        target.select_on_focus = False
+    if target is not None:
+        target.focus(scroll_visible=False)
+
+
 def recall_markdown(instance: Instance) -> str:
     """A recall card's model answer, then its solution (which says what a "good" answer must contain)."""
-    return f"{answer_markdown('Model answer', instance.answer_text)}\n\n{render_math(instance.solution, fenced=True)}"
+    return (f"{answer_markdown('Model answer', instance.answer_text)}\n\n#### {solution_heading(instance)}\n\n"
+            f"{render_math(instance.solution, fenced=True)}")
 
 
 OPEN_KEYS = Content.from_markup(
-    "[b]enter[/] submit  [b]ctrl+s[/] skip  [b]ctrl+r[/] solution  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+    "[b]enter[/] submit  [b]^s[/] skip  [b]^r[/] solution  [b]^o[/] question  [b]pgup/pgdn[/]  "
+    "[b]esc[/] back  [b]?[/] help")
+# ctrl+o: the whole screen for the question (its data, a table or matrices, all at once), again for the answer.
+QUESTION_KEYS = Content.from_markup(
+    "[b]^o[/] back to your answer  [b]↑/↓ pgup/pgdn[/] scroll the question  [b]esc[/] back  [b]?[/] help")
 # A recall card is not submitted: enter shows the model answer, then a key from 1 to 4 rates the answer.
 RECALL_KEYS = Content.from_markup(
-    "[b]enter[/] show the model answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+    "[b]enter[/] show the model answer  [b]^s[/] skip  [b]^o[/] question  [b]pgup/pgdn[/]  "
+    "[b]esc[/] back  [b]?[/] help")
 RATING_KEYS = Content.from_markup(
     "[b]1[/]–[b]4[/] rate your answer  [b]ctrl+s[/] skip  [b]pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+# After a wrong or partial first answer: a second try on the same numbers, or the solution.
+OFFER_KEYS = Content.from_markup(
+    "[b]t[/] try again (same numbers)  [b]enter[/]/[b]n[/] show the solution  [b]esc[/] back  [b]?[/] help")
 ANSWERED_KEYS = Content.from_markup(
     "[b]n[/]/[b]enter[/] next question  [b]↑/↓ pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
 
@@ -89,6 +110,8 @@ class PracticeScreen(Screen[None]):
         # Priority: a focused option list would take them to move its highlight instead.
         Binding("pageup", "scroll_question(-1)", "Scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_question(1)", "Scroll down", show=False, priority=True),
+        Binding("ctrl+o", "toggle_question", "Question / answer", show=False, priority=True),
+        Binding("t", "try_again", "Try again", show=False),
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
@@ -101,6 +124,11 @@ class PracticeScreen(Screen[None]):
         self.answered = False
         self.count = 0
         self.feedback_gate = KeyGate()  # n/enter act on feedback only once it was on screen
+        self.written = ""  # what the student wrote on a recall card before its model answer
+        # A wrong or partial first answer (its verdict, record and text) while its second try is offered
+        # (``offering``) or being answered (``retrying``); None once the solution is shown.
+        self.first: tuple[Verdict, Recorded, str] | None = None
+        self.offering = self.retrying = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -125,13 +153,22 @@ class PracticeScreen(Screen[None]):
         """Skip and reveal while a question is open; next once it is answered."""
         if action in ("skip", "reveal"):
             return not self.answered
+        if action == "try_again":
+            return self.offering
         if action == "next":
             return self.answered
         return True
 
     async def action_next(self) -> None:
-        """Show the next question, once this one is answered, skipped or revealed."""
+        """Show the next question, once this one is answered, skipped or revealed (while a second try is
+        offered: the solution instead, the first answer's)."""
         if self.question is not None and not self.answered:
+            return
+        if self.offering and self.first is not None:
+            self.offering = False
+            verdict, _, _ = self.first
+            self.first = None
+            await self._show_full_feedback(verdict)
             return
         try:
             self.question = self.study.next(**self.filters)
@@ -140,6 +177,8 @@ class PracticeScreen(Screen[None]):
             self.dismiss(None)
             return
         self.count += 1
+        self.written = ""
+        self.first, self.offering, self.retrying = None, False, False
         instance = self.question.instance
         # One layout pass for the whole swap: without the batch, each awaited step below lets
         # Textual lay the screen out again (three full passes per question instead of one).
@@ -178,10 +217,12 @@ class PracticeScreen(Screen[None]):
         await self._answer(event.text)
 
     @on(RecallBox.Revealed)
-    async def model_answer_revealed(self) -> None:
-        """Show the model answer where the question scrolls, just below it."""
+    async def model_answer_revealed(self, event: RecallBox.Revealed) -> None:
+        """Show the model answer where the question scrolls, just below it (under what the student wrote)."""
         if self.question is not None:
-            await self.query_one("#feedback", Markdown).update(recall_markdown(self.question.instance))
+            self.written = event.written
+            await self.query_one("#feedback", Markdown).update(
+                written_markdown(event.written) + recall_markdown(self.question.instance))
             self.query_one("#keys", Static).update(RATING_KEYS)
             self._scroll_to_feedback()
 
@@ -194,6 +235,20 @@ class PracticeScreen(Screen[None]):
         is dropped: it was not meant to skip feedback the student never saw."""
         if self.answered and event.key in ("n", "enter"):
             self.feedback_gate.early(event)
+
+    def action_toggle_question(self) -> None:
+        """The whole screen for the question (a long one's data all in view), or back to the answer.  The
+        answer slot is hidden, not removed: what was typed, picked or placed so far is kept."""
+        slot = self.query_one("#answer-slot", Vertical)
+        if self.answered or not slot.children:
+            return
+        slot.display = not slot.display
+        if slot.display:
+            self._set_answered(False)
+            focus_answer(slot)
+        else:
+            self.query_one("#keys", Static).update(QUESTION_KEYS)
+            self.query_one("#question-scroll", VerticalScroll).focus()
 
     def action_scroll_question(self, pages: int) -> None:
         """Page through a long question while the focus stays in the answer."""
@@ -216,21 +271,77 @@ class PracticeScreen(Screen[None]):
         await self._show_feedback(parts_feedback_markdown(instance, verdicts, event.answers))
 
     async def _answer(self, response: str) -> None:
-        """Grade and record a typed answer, a choice or a recall card's rating (once per question)."""
+        """Grade and record a typed answer, a choice or a recall card's rating (once per question); a second
+        try is graded and kept apart (``Study.retry``)."""
         if self.question is None or self.answered:
             return
-        await self._graded(self.study.submit(self.question.instance, response, self._seconds()))
+        instance = self.question.instance
+        if self.retrying and self.first is not None:
+            second = self.study.retry(instance, self.first[1], response, self._seconds())
+            if second.verdict == "invalid":
+                self._unreadable(second)
+                return
+            await self._show_full_feedback(second)
+            return
+        verdict, recorded = self.study.answer(instance, response, self._seconds())
+        if verdict.verdict == "invalid":
+            self._unreadable(verdict)
+        elif verdict.verdict in ("incorrect", "partial") and instance.kind != "text" and recorded is not None:
+            self.first = (verdict, recorded, response)
+            await self._offer_retry(verdict)
+        else:
+            await self._show_full_feedback(verdict)
 
-    async def _graded(self, verdict: Verdict) -> None:
+    def _unreadable(self, verdict: Verdict) -> None:
+        self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
+
+    async def _offer_retry(self, verdict: Verdict) -> None:
+        """A wrong or partial first answer: what went wrong, and the choice of a second try on the same numbers
+        before the solution gives the answer away.  The first answer is recorded already; it is what counts."""
+        assert self.question is not None
+        self.offering = True
+        self._show_verdict(f"{verdict_line(verdict)} · [b]t[/] try again on the same numbers · [b]enter[/] the "
+                           "solution", verdict.verdict)
+        note = f"> {render_math(verdict.note)}\n\n" if verdict.note else ""
+        await self._show_feedback(f"{note}*Your first answer is the one that counts for your mastery; a second "
+                                  "try is kept in your history.*")
+        self.query_one("#keys", Static).update(OFFER_KEYS)
+
+    async def action_try_again(self) -> None:
+        """The same question, same numbers, the answer given first in the box to change."""
+        if not self.offering or self.question is None or self.first is None:
+            return
+        self.offering, self.retrying = False, True
+        instance = self.question.instance
+        with self.app.batch_update():
+            self._set_answered(False)
+            self._show_verdict(f"Second try, same numbers: {verdict_line(self.first[0])} the first time", "retry")
+            await self.query_one("#feedback", Markdown).update("")
+            slot = self.query_one("#answer-slot", Vertical)
+            await slot.remove_children()
+            widget = answer_widget(instance)
+            if isinstance(widget, AnswerBox):  # a typed answer comes back to edit; options are picked afresh
+                widget = AnswerBox(instance.kind, answer_context(instance), value=self.first[2])
+            await slot.mount(widget)
+            slot.display = True
+        self.shown_at = time.monotonic()
+
+    async def _show_full_feedback(self, verdict: Verdict) -> None:
+        """The verdict, what went wrong, the answer beside the expected one and the worked solution; after a
+        second try, both tries."""
         assert self.question is not None
         instance = self.question.instance
-        if verdict.verdict == "invalid":
-            self.notify(verdict.feedback, title="Could not read that answer", severity="warning")
-            return
+        first = self.first if self.retrying else None
+        self.retrying = False
         headline = (f"Rated {verdict.reading}: {verdict.feedback}" if instance.kind == "text"
                     else verdict_line(verdict))
+        if first is not None:
+            headline = f"Second try: {headline} (first: {verdict_line(first[0])})"
         self._show_verdict(f"{headline} · {NEXT_HINT}", verdict.verdict)
-        await self._show_feedback(feedback_markdown(instance, verdict, with_verdict=False))
+        tried = (f"First try: {render_math(first[0].answered or first[2])} — {verdict_line(first[0])}  \n"
+                 if first is not None else "")
+        await self._show_feedback(tried + feedback_markdown(instance, verdict, with_verdict=False,
+                                                            written=self.written))
 
     def _show_verdict(self, text: str, verdict: str | None) -> None:
         """The coloured verdict banner (hidden while a question is open)."""

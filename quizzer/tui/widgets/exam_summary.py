@@ -22,7 +22,13 @@ from quizzer.learning.study import Recorded
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.parts_box import parts_feedback_markdown
-from quizzer.tui.widgets.question_view import VERDICT_STYLE, answer_markdown, feedback_markdown, question_markdown
+from quizzer.tui.widgets.question_view import (
+    VERDICT_STYLE,
+    answer_markdown,
+    feedback_markdown,
+    question_markdown,
+    solution_heading,
+)
 
 # The table's columns other than the title, with their padding and the scroll bar: '#', the longest verdict
 # ("◇ Self-rated again"), marks ("not marked"), time.
@@ -103,7 +109,7 @@ class ExamSummary(Vertical):
         body = (parts_feedback_markdown(instance, slot.parts, slot.answers) if slot.parts else
                 feedback_markdown(instance, slot.verdict) if slot.verdict else
                 f"**— Unanswered**\n\n{answer_markdown('Expected', instance.answer_text)}\n\n"
-                f"#### Worked solution\n\n{render_math(instance.solution, fenced=True)}")
+                f"#### {solution_heading(instance)}\n\n{render_math(instance.solution, fenced=True)}")
         self.query_one("#exam-detail", Markdown).update(
             f"{question_markdown(instance, f'{index + 1}. ')}\n\n---\n\n{body}")
         self.query_one("#exam-detail-scroll", VerticalScroll).scroll_home(animate=False)

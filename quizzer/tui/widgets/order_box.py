@@ -1,4 +1,11 @@
-"""Steps of an ordering question, rearranged with the keyboard and submitted as letters."""
+"""Steps of an ordering question, put in order by typing their letters (as the prompt and the CLI ask) or
+rearranged with the keyboard, and submitted as letters.
+
+Typing ``c a d b`` places (c) first, (a) second and so on: each letter takes the next place after the
+steps already placed, the rest keep their order below them, and the last one falls into place by
+itself.  Backspace takes the last placed step back.  Shift+↑/↓ (or K/J) still move the highlighted step
+for those who prefer arranging to typing.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +21,8 @@ from textual.widgets import OptionList, Static
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.choice_box import ChoiceBox, inline_markdown, letter
 from quizzer.tui.widgets.key_gate import KeyGate
+
+KEYS_HINT = "letters in order · backspace undoes one · shift+↑/↓ moves · enter submits"
 
 
 class OrderBox(Vertical):
@@ -33,17 +42,22 @@ class OrderBox(Vertical):
         super().__init__(**kwargs)
         self.steps = steps
         self.arrangement = list(range(len(steps)))  # displayed place -> step index, starts as shown
+        self.placed = 0  # how many places at the top were given by typed letters
         self.gate = KeyGate()
 
     def compose(self) -> ComposeResult:
         yield OptionList(*(self._label(place) for place in range(len(self.steps))), id="steps")
-        yield Static("↑/↓ or a letter picks a step · shift+↑/↓ (or K/J) moves it · enter submits the order",
-                     classes="hint")
+        yield Static(self._hint(), classes="hint", id="order-hint")
 
     def _label(self, place: int) -> Text:
-        """`2. (c) text`: its place in the order, then the step's own letter."""
+        """`2. (c) text`: its place in the order, then the step's own letter (bold once placed by a letter)."""
         step = self.arrangement[place]
-        return Text(f"{place + 1}. ({letter(step)}) ") + inline_markdown(render_math(self.steps[step]))
+        number = Text(f"{place + 1}. ({letter(step)}) ", style="bold" if place < self.placed else "")
+        return number + inline_markdown(render_math(self.steps[step]))
+
+    def _hint(self, refusal: str = "") -> str:
+        typed = " ".join(letter(step) for step in self.arrangement[:self.placed])
+        return refusal or (f"your order so far: {typed} · {KEYS_HINT}" if typed else KEYS_HINT)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)
@@ -52,13 +66,44 @@ class OrderBox(Vertical):
         self.gate.arm(self)
 
     def on_key(self, event: Key) -> None:
-        """A letter highlights that step wherever it now stands."""
+        """A letter places that step next; backspace takes the last placed step back."""
         if self.gate.early(event):
             return
         self.scroll_visible(animate=False)
         if len(event.key) == 1 and "a" <= event.key < letter(len(self.steps)):
             event.stop()
-            self.query_one(OptionList).highlighted = self.arrangement.index(ord(event.key) - ord("a"))
+            self.place(ord(event.key) - ord("a"))
+        elif event.key == "backspace":
+            event.stop()
+            self.take_back()
+
+    def place(self, step: int) -> None:
+        """Put ``step`` in the next free place; the steps not yet placed keep their order below it."""
+        at = self.arrangement.index(step)
+        if at < self.placed:
+            self._refresh(f"✘ ({letter(step)}) is already step {at + 1}: backspace takes steps back")
+            return
+        self.arrangement.insert(self.placed, self.arrangement.pop(at))
+        self.placed += 1
+        if self.placed == len(self.steps) - 1:
+            self.placed += 1  # one step left: its place is the last
+        self._refresh()
+        self.query_one(OptionList).highlighted = min(self.placed, len(self.steps) - 1)
+
+    def take_back(self) -> None:
+        """Undo the last placing (the step stays where it is, first of those still to place)."""
+        if self.placed:
+            self.placed -= 1 if self.placed < len(self.steps) else 2
+            self._refresh()
+            self.query_one(OptionList).highlighted = self.placed
+
+    def _refresh(self, refusal: str = "") -> None:
+        options = self.query_one(OptionList)
+        for place in range(len(self.steps)):
+            options.replace_option_prompt_at_index(place, self._label(place))
+        hint = self.query_one("#order-hint", Static)
+        hint.update(self._hint(refusal))
+        hint.set_class(bool(refusal), "refused")
 
     def action_move(self, offset: int) -> None:
         """Swap the highlighted step with its neighbour; the highlight follows the step."""

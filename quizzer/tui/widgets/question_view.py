@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from quizzer.grading.verdict import Verdict
+from quizzer.grading.verdict import Verdict, expected_text
 from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 
@@ -91,17 +91,18 @@ def revealed_markdown(instance: Instance) -> str:
         answer = order_markdown(instance)
     else:
         answer = answer_markdown("Answer", matrix_display(instance.answer_text) if instance.kind == "matrix"
-                                 else instance.answer_text)
-    return f"{answer}\n\n#### Worked solution\n\n{render_math(instance.solution, fenced=True)}"
+                                 else shown_answer(instance))
+    return f"{answer}\n\n#### {solution_heading(instance)}\n\n{render_math(instance.solution, fenced=True)}"
 
 
 def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bool = True,
-                      with_verdict: bool = True) -> str:
+                      with_verdict: bool = True, written: str = "") -> str:
     """Verdict, what went wrong, the answer given beside the expected one, and the worked solution."""
     headline = f"◇ Self-rated: {verdict.reading}" if instance.kind == "text" else verdict_line(verdict)
     lines = [f"**{headline}**", ""] if with_verdict else []
     # What went wrong first, under the verdict: below two matrices drawn as grids it was off the screen at 80×24.
-    if verdict.note:
+    # (A recall card's note is its rating's word, "well done", already in the verdict line.)
+    if verdict.note and instance.kind != "text":
         lines += [f"> {render_math(verdict.note)}", ""]
     if instance.kind in ("choice", "multi"):
         lines += [options_markdown(instance, verdict.reading), ""]
@@ -110,7 +111,7 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
             lines.append(f"You answered: {verdict.reading}  ")
         lines += [order_markdown(instance), ""]
     elif instance.kind == "text":
-        lines += [f"You rated yourself: **{verdict.reading}**", "",
+        lines += [f"You rated yourself: **{verdict.reading}**", "", written_markdown(written),
                   answer_markdown("Model answer", verdict.expected), ""]
     elif instance.kind == "matrix":  # as grids: a flat nested list wraps mid-row at 80 columns
         lines += [*matrices_markdown(verdict.reading, verdict.expected), ""]
@@ -119,5 +120,23 @@ def feedback_markdown(instance: Instance, verdict: Verdict, *, with_solution: bo
             lines.append(f"You answered: {render_math(verdict.answered)}  ")
         lines += [answer_markdown("Expected", verdict.expected), ""]
     if with_solution:
-        lines += ["#### Worked solution", "", render_math(instance.solution, fenced=True)]
+        lines += [f"#### {solution_heading(instance)}", "", render_math(instance.solution, fenced=True)]
     return "\n".join(lines)
+
+
+def shown_answer(instance: Instance) -> str:
+    """The answer as the feedback writes it: an expression as maths (`BhT(T+1)/2`, as grading shows the
+    student's own, not the template's `BhT*(T+1)/2`); any other answer as the template writes it."""
+    if instance.kind == "expression" and not instance.parts:
+        return expected_text(instance.spec)
+    return instance.answer_text
+
+
+def solution_heading(instance: Instance) -> str:
+    """A recall card's solution says how to rate oneself against the model answer: not a worked solution."""
+    return "How to rate your answer" if instance.kind == "text" else "Worked solution"
+
+
+def written_markdown(written: str) -> str:
+    """What a student wrote on a recall card before seeing the model answer (nothing when they only thought it)."""
+    return f"{answer_markdown('You wrote', written)}\n\n" if written.strip() else ""

@@ -1,0 +1,84 @@
+"""The dashboard as the app last showed it, kept beside a SQLite bank so the next start shows it at once.
+
+Opening the bank the ordinary way (SQLAlchemy, NumPy, the catalogue, every question parsed, the history
+replayed) takes about a second; the dashboard it computes is saved here, with the bank's
+``glance.fingerprint`` for that learner.  At the next start the app reads it with the standard library
+while the bank opens in a worker, and shows it only if the fingerprint still matches: any answer,
+review, import, regrade or change of rules since makes it stale, and the app shows "Loading…" as
+before.  The reviews due are recounted at the glance (they change with time alone).  The worker's
+dashboard replaces it as soon as it is ready, so nothing else in the app ever reads a snapshot.
+
+One JSON file per bank (``bank.sqlite.dashboard.json``), one entry per profile; bounded in size, and a
+file that is damaged, too large or of another version is ignored (and rewritten at the next save).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from quizzer.bank.glance import glance, sqlite_file
+from quizzer.learning.dashboard_rows import Dashboard, PaperRow, TopicRow, due_by_topic
+
+VERSION = 1
+MAX_BYTES = 2_000_000  # a class's bank has some 300 questions and 20 topics: about 40 kB per profile
+
+
+def snapshot_file(bank: Path) -> Path:
+    return bank.with_name(bank.name + ".dashboard.json")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return {}
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("version") == VERSION else {}
+
+
+def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, primary: dict[str, str]) -> None:
+    """Keep ``dashboard`` (as computed now, from the bank at ``url``) for ``profile``'s next start.
+    ``primary``: each question's primary topic, to recount the reviews due then.  Quietly nothing when the
+    bank is not a SQLite file or the file cannot be written: the next start is merely slower."""
+    from quizzer.common.errors import UserError
+    from quizzer.common.files import write_files  # (tempfile, fcntl: not needed to read a snapshot)
+
+    bank = sqlite_file(url)
+    seen = glance(url, profile, now) if bank is not None else None
+    if bank is None or seen is None:
+        return
+    path = snapshot_file(bank)
+    data = _read(path) or {"version": VERSION, "profiles": {}}
+    data["profiles"][profile] = {"fingerprint": seen.fingerprint, "primary": primary, "dashboard": asdict(dashboard)}
+    try:
+        write_files([(path, json.dumps(data, separators=(",", ":")).encode())])
+    except UserError:
+        return  # e.g. a read-only directory
+
+
+def load(url: str | None, profile: str, now: datetime) -> Dashboard | None:
+    """``profile``'s saved dashboard with the reviews due at ``now``, if the bank has not changed since."""
+    bank = sqlite_file(url)
+    if bank is None:
+        return None
+    entry = _read(snapshot_file(bank)).get("profiles", {}).get(profile)
+    seen = glance(url, profile, now) if isinstance(entry, dict) else None
+    if seen is None or entry is None or entry.get("fingerprint") != seen.fingerprint:
+        return None
+    try:
+        return _rebuilt(entry["dashboard"], entry["primary"], seen.due)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _rebuilt(saved: dict[str, Any], primary: dict[str, str], due_keys: frozenset[str]) -> Dashboard:
+    due = due_by_topic(due_keys, primary)
+    topics = [replace(TopicRow(**{**row, "misconceptions": tuple(map(tuple, row["misconceptions"]))}),
+                      due=due[row["id"]]) for row in saved["topics"]]
+    papers = [PaperRow(**{**row, "topics": tuple(row["topics"])}) for row in saved["papers"]]
+    return Dashboard(topics, papers, int(saved["attempts"]), len(due_keys), dict(saved["titles"]))
