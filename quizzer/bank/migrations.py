@@ -179,5 +179,33 @@ def _v2_to_v3(connection: Connection, default_learner: str) -> None:
     connection.execute(text("ALTER TABLE attempt ADD COLUMN carried_forward BOOLEAN NOT NULL DEFAULT FALSE"))
 
 
+# --- version 3 → 4: sign-ins for `quizzer serve` -----------------------------------------------------
+
+V4 = MetaData()
+Table("learner", V4, Column("id", Integer, primary_key=True))  # referenced only; never created here
+V4_CREDENTIAL = Table(
+    "credential", V4,
+    Column("learner_id", Integer, ForeignKey("learner.id", ondelete="CASCADE"), primary_key=True),
+    Column("password_hash", String, nullable=False),
+    Column("role", String, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+)
+V4_WEBSESSION = Table(
+    "websession", V4,
+    Column("token_hash", String, primary_key=True),
+    Column("learner_id", Integer, ForeignKey("learner.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("role", String, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("expires_at", DateTime, nullable=False, index=True),
+)
+
+
+def _v3_to_v4(connection: Connection, default_learner: str) -> None:
+    """Two new tables, nothing else changes: learners' sign-ins and the signed-in browsers."""
+    del default_learner
+    V4_CREDENTIAL.create(connection)
+    V4_WEBSESSION.create(connection)
+
+
 # Keyed by the version a step upgrades *from*; every version below SCHEMA_VERSION has one.
-STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
