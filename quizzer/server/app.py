@@ -45,7 +45,7 @@ QUIT_SECONDS = 5.0  # an app process asked to quit gets this long before it is t
 SESSION_MB = 150  # resident memory of one app session, measured (README, "Capacity")
 MEMORY_SHARE = 0.75  # of the machine's memory the default --max-sessions may fill
 PER_LEARNER = 4  # app sessions (tabs) one learner may hold at once
-RECHECK_SECONDS = 20.0  # how often live sessions are checked against the bank
+RECHECK_SECONDS = 10.0  # how often live sessions are checked against the bank
 FULL_RETRY_SECONDS = 60
 
 
@@ -240,9 +240,24 @@ def make_server(*, host: str, port: int, max_sessions: int, gate: Gate | None, e
                     for token in tokens - live:
                         await self.end_sessions_of(token)
 
+        def serve(self, debug: bool = False) -> None:
+            """textual-serve's, but the URL is printed once the server listens (aiohttp's ``print``, after its
+            sites start), not before: whoever reads it (a test, a supervisor) may connect at once."""
+            import signal
+
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            loop.add_signal_handler(signal.SIGINT, self.request_exit)
+            loop.add_signal_handler(signal.SIGTERM, self.request_exit)
+            web.run_app(self._make_app(), host=host, port=port, handle_signals=False, loop=loop,
+                        print=lambda _message: self.announce())
+
         async def on_startup(self, app: web.Application) -> None:
             if self.gate.mode == "sign-in":
                 app["recheck"] = asyncio.create_task(self.recheck())
+
+        def announce(self) -> None:
             how = {"sign-in": " (learners sign in with the names and passwords from 'quizzer accounts')",
                    "token": " (give it only to your class: it holds the token)", "open": ""}[self.gate.mode]
             print(f"quizzer serve: open {self.url()} in a browser{how}. Ctrl+C stops the server.", file=sys.stderr)
