@@ -18,11 +18,13 @@ while the old ones still check.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
 
 N, R, P = 2**14, 8, 5
+MAX_N = 2**17  # the most a stored record may ask for (128 MiB at r=8): a damaged one cannot exhaust memory
 KEY_BYTES = 32
 MAX_PASSWORD = 200  # characters: a longer "password" is refused before any work is done
 # No 0/o, 1/l/i: a password read off paper is typed right the first time.
@@ -47,11 +49,14 @@ def check_password(password: str, record: str | None) -> bool:
     if len(password) > MAX_PASSWORD:
         return False
     try:
-        scheme, n, r, p, salt, key = (record or _DECOY).split("$")
-        derived = _derive(password, _unb64(salt), int(n), int(r), int(p))
-    except ValueError:  # a damaged record: no password matches it
+        scheme, n, r, p, salt, key = (record or _decoy()).split("$")
+        cost = int(n), int(r), int(p)
+        if scheme != "scrypt" or not (cost[0] <= MAX_N and cost[1] <= 32 and cost[2] <= 16):
+            return False  # not a record this module made: no work on its say-so
+        matches = hmac.compare_digest(_derive(password, _unb64(salt), *cost), _unb64(key))
+    except ValueError:  # a damaged record (binascii.Error is one): no password matches it
         return False
-    return scheme == "scrypt" and record is not None and hmac.compare_digest(derived, _unb64(key))
+    return matches and record is not None
 
 
 def _derive(password: str, salt: bytes, n: int, r: int, p: int) -> bytes:
@@ -66,4 +71,6 @@ def _unb64(text: str) -> bytes:
     return base64.b64decode(text, validate=True)
 
 
-_DECOY = hash_password(secrets.token_urlsafe())
+@functools.cache
+def _decoy() -> str:
+    return hash_password(secrets.token_urlsafe())
