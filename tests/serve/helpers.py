@@ -160,3 +160,38 @@ class Screen:
         while text not in self.text() and time.monotonic() < deadline:
             self.page.wait_for_timeout(200)  # type: ignore[attr-defined]
         assert text in self.text(), f"never saw {text!r}"
+
+
+class Terminal:
+    """The app over a raw websocket, as the page's script speaks textual-serve's protocol: keys go
+    in as ``["stdin", text]``, the screen comes back as bytes (escape codes stripped here)."""
+
+    def __init__(self, socket: object) -> None:
+        import asyncio
+
+        self.socket, self.text, self.seen = socket, "", 0
+        self.reader = asyncio.ensure_future(self._read())
+
+    async def _read(self) -> None:
+        async for message in self.socket:  # type: ignore[attr-defined]
+            if isinstance(message.data, bytes):
+                self.text += ESCAPES.sub("", message.data.decode("utf-8", "replace"))
+
+    async def press(self, keys: str) -> None:
+        import json
+
+        await self.socket.send_str(json.dumps(["stdin", keys]))  # type: ignore[attr-defined]
+
+    async def wait_for(self, marker: str) -> None:
+        """Wait until the screen shows ``marker`` after what an earlier wait consumed."""
+        import asyncio
+
+        deadline = time.monotonic() + WAIT
+        while marker not in self.text[self.seen:]:
+            assert time.monotonic() < deadline, f"never saw {marker!r}: {self.text[-1000:]!r}"
+            await asyncio.sleep(0.05)
+        self.seen = self.text.index(marker, self.seen) + len(marker)
+
+    async def close(self) -> None:
+        self.reader.cancel()
+        await self.socket.close()  # type: ignore[attr-defined]

@@ -104,3 +104,32 @@ def test_bad_options_are_one_line_and_start_nothing(isolated_bank: Path, args: t
     code, out, err = run("serve", *args)
     assert (code, out, err.count("\n")) == (2, "", 1)
     assert message is None or err == f"quizzer: {message}\n"
+
+
+def test_a_full_server_says_so_and_starts_nothing_more(isolated_bank: Path) -> None:
+    import asyncio
+
+    import aiohttp
+
+    port = free_port()
+    with served("--port", str(port), "--max-sessions", "1") as (server, url):
+
+        async def scenario() -> None:
+            async with aiohttp.ClientSession() as http:
+                first = await http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=80&height=24")
+                await asyncio.to_thread(wait_until, lambda: len(children(server.pid)) == 1, "the first app")
+                async with http.get(url) as page:
+                    assert page.status == 503 and page.headers["Retry-After"] == "60"
+                    text = await page.text()
+                    assert "The server is full" in text and "try again in a minute" in text.lower()
+                    assert '<meta http-equiv="refresh" content="60">' in text  # it tries again by itself
+                with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                    await http.ws_connect(f"ws://127.0.0.1:{port}/ws?width=80&height=24")
+                assert refused.value.status == 503
+                assert len(children(server.pid)) == 1
+                await first.close()
+                await asyncio.to_thread(wait_until, lambda: not children(server.pid), "the first app ended")
+                async with http.get(url) as page:
+                    assert page.status == 200  # a place again
+
+        asyncio.run(scenario())

@@ -23,6 +23,7 @@ import pytest
 from sqlmodel import select
 
 from quizzer.common.clock import utcnow
+from quizzer.server.app import PER_LEARNER
 from tests.databases import bank_session
 from tests.serve.helpers import app_profiles, children, free_port, served, wait_until
 
@@ -160,12 +161,15 @@ def test_signing_out_ends_every_tab_and_the_cookie(server: tuple[Any, str]) -> N
         try:
             await alice.sign_in("alice", PASSWORDS["alice"])
             old_cookie = alice.cookie()
-            first, second = await alice.websocket(), await alice.websocket()  # two tabs
-            await wait_for(lambda: app_profiles(process.pid) == ["alice", "alice"], "two app processes")
+            tabs = [await alice.websocket() for _ in range(PER_LEARNER)]
+            await wait_for(lambda: app_profiles(process.pid) == ["alice"] * PER_LEARNER, "an app process per tab")
+            status, page, _ = await alice.get("/")  # one tab more than a learner may hold
+            assert status == 429 and "Too many tabs" in page
+            assert await refused_websocket(alice) == 429
             assert await alice.sign_out() == 303
             assert alice.cookie() is None  # the browser was told to forget it
             await wait_for(lambda: not children(process.pid), "both app processes ended")
-            for tab in (first, second):  # the second tab's connection is closed too
+            for tab in tabs:  # every other tab's connection is closed too
                 message = await asyncio.wait_for(tab.receive(), 90)
                 while message.type not in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED,
                                            aiohttp.WSMsgType.CLOSING):
