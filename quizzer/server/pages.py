@@ -52,5 +52,6 @@ def message(status: int, title: str, text: str, *, sign_in: bool = False, retry_
 def server_full(retry_after: int) -> web.Response:
     """503 with Retry-After; the page tries again by itself after that long."""
     return message(503, "The server is full",
-                   "Every place on this server is taken. Try again in a minute: this page reloads itself.",
+                   f"Every place on this server is taken. Try again in a minute: this page tries again by itself "
+                   f"in {retry_after} seconds.",
                    retry_after=retry_after)
