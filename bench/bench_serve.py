@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -250,6 +251,8 @@ def main() -> None:
                                    "--max-sessions", str(size)], env=env, stderr=subprocess.PIPE, text=True)
         assert server.stderr is not None
         server.stderr.readline()  # the URL: it listens
+        # Then keep reading what it logs: a pipe nobody drains would stop the server when it fills.
+        threading.Thread(target=server.stderr.read, daemon=True).start()
         try:
             row = asyncio.run(one_size(f"http://127.0.0.1:{port}", server.pid, size, min(args.browsers, size),
                                        args.answers))

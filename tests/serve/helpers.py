@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -114,6 +115,8 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
         line = process.stderr.readline() if ready else "(nothing printed)"
         started = STARTED.search(line)
         assert started, line + process.stderr.read()
+        # Keep reading what it logs: a pipe nobody drains would stop the server once it filled.
+        threading.Thread(target=process.stderr.read, daemon=True).start()
         yield process, started.group(1)
     finally:
         if process.poll() is None:
