@@ -217,9 +217,19 @@ def _end(session: Any, token: str) -> None:
 def cross_site(request: web.Request) -> web.StreamResponse | None:
     """403 for a request another site's page made (its Origin names another host); None when it is ours."""
     origin = request.headers.get("Origin")
-    if origin is None or urlsplit(origin).netloc == request.host:
+    if origin is None or _same_host(origin, request.host):
         return None
     return pages.message(403, "Refused", "That request came from another site.")
+
+
+def _same_host(origin: str, host: str) -> bool:
+    """Whether the Origin names the host the request was sent to (a default port written or not)."""
+    try:
+        sent, ours = urlsplit(origin), urlsplit("//" + host)
+        default = 443 if sent.scheme == "https" else 80
+        return sent.hostname == ours.hostname and (sent.port or default) == (ours.port or default)
+    except ValueError:  # a port that is not a number
+        return False
 
 
 def is_https(request: web.Request) -> bool:

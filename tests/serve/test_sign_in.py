@@ -252,3 +252,20 @@ def test_a_shared_token_is_refused_on_a_bank_with_accounts(isolated_bank: Path) 
     add_accounts()
     code, out, err = run("serve", "--token", "class-secret")
     assert (code, out) == (2, "") and err.startswith("quizzer: --token: this bank has accounts")
+
+
+@pytest.mark.parametrize(("origin", "host", "same"), [
+    ("http://127.0.0.1:8000", "127.0.0.1:8000", True),
+    ("https://quiz.example.org", "quiz.example.org", True),
+    ("https://quiz.example.org", "quiz.example.org:443", True),  # a proxy that writes the default port
+    ("http://quiz.example.org", "quiz.example.org:80", True),
+    ("https://quiz.example.org", "quiz.example.org:8443", False),
+    ("https://evil.example", "quiz.example.org", False),
+    ("https://quiz.example.org.evil.example", "quiz.example.org", False),
+    ("null", "quiz.example.org", False),  # a sandboxed frame or a file
+    ("http://quiz.example.org:x", "quiz.example.org", False),
+])
+def test_the_origin_check(origin: str, host: str, same: bool) -> None:
+    from quizzer.server.gate import _same_host
+
+    assert _same_host(origin, host) is same
