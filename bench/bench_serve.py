@@ -10,8 +10,10 @@ from the key press to the verdict in the frames the page received.
 
 Reported per N: the resident memory of the app processes (RSS, and PSS, which shares the pages
 they have in common fairly: the memory the machine really spends per session), sessions per GiB
-of PSS, the time for all N to reach the dashboard, and the p50/p95/max of enter→verdict.  All
-sessions are open at once while they answer (the load a class puts on the server); between sizes
+of PSS, the p95 of the time from a learner's arrival to their dashboard, and the p50/p95/max of
+enter→verdict.  The learners arrive evenly over ``--arrival`` seconds (60: a class coming in; all
+in one instant, on a busy 2-core machine, 50 app processes starting at once did not all reach
+their dashboard within 400 s), and stay open while they answer (the load a class puts on the server); between sizes
 the server is restarted so each N starts from cold.  The learners share the machine's cores with
 the server and the app processes, so on a small machine the latency is the CPU's as much as
 quizzer's.
@@ -51,14 +53,15 @@ class Learner:
         self.http, self.base, self.text, self.waits = http, base, "", []  # type: list[float]
         self.seen = 0  # how much of ``text`` an earlier wait has consumed
 
-    async def run(self, name: str, answers: int, dashboards: list[float], started: float) -> None:
+    async def run(self, name: str, answers: int, dashboards: list[float], started: float, delay: float) -> None:
+        await asyncio.sleep(delay)  # a class arrives over a minute, not in one instant
         async with self.http.post(self.base + "/signin", data={"name": name, "password": PASSWORD},
                                   allow_redirects=False) as response:
             assert response.status == 303, f"{name} could not sign in ({response.status})"
         async with self.http.ws_connect(self.base.replace("http", "ws", 1) + "/ws?width=120&height=40") as socket:
             reader = asyncio.create_task(self.read(socket))
             await self.wait_for(" reviews due")
-            dashboards.append(time.perf_counter() - started)
+            dashboards.append(time.perf_counter() - started - delay)
             await self.press_until(socket, "\r", "enter submits")
             for answer in range(answers):
                 while True:  # a letter read before the options were on screen is dropped (the app's key gate)
@@ -186,14 +189,15 @@ def browser_learner(base: str, name: str, answers: int) -> list[float]:
     return waits
 
 
-async def one_size(base: str, server: int, sessions: int, browsers: int, answers: int) -> dict[str, Any]:
+async def one_size(base: str, server: int, sessions: int, browsers: int, answers: int,
+                   arrival: float) -> dict[str, Any]:
     import aiohttp
 
     started = time.perf_counter()
     dashboards: list[float] = []
     clients = [aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) for _ in range(sessions - browsers)]
     learners = [Learner(http, base) for http in clients]
-    tasks = [asyncio.create_task(learner.run(f"learner{i}", answers, dashboards, started))
+    tasks = [asyncio.create_task(learner.run(f"learner{i}", answers, dashboards, started, arrival * i / sessions))
              for i, learner in enumerate(learners)]
     pages = [asyncio.create_task(asyncio.to_thread(browser_learner, base, f"learner{sessions - 1 - i}", answers))
              for i in range(browsers)]
@@ -212,7 +216,7 @@ async def one_size(base: str, server: int, sessions: int, browsers: int, answers
     every = sorted(waits + browser_waits)
     return {"sessions": sessions, "browsers": browsers, "rss_mib_per_session": peak_rss / sessions,
             "pss_mib_per_session": peak_pss / sessions, "sessions_per_gib": 1024 / (peak_pss / sessions),
-            "all_on_dashboard_s": max(dashboards) if dashboards else None,
+            "dashboard_p95_s": sorted(dashboards)[math.ceil(0.95 * len(dashboards)) - 1] if dashboards else None,
             "p50_ms": 1000 * statistics.median(every),
             "p95_ms": 1000 * every[math.ceil(0.95 * len(every)) - 1],  # nearest rank
             "max_ms": 1000 * every[-1],
@@ -224,6 +228,8 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, nargs="+", default=[10, 50, 100])
     parser.add_argument("--browsers", type=int, default=2, help="Of each size, this many are Chromium pages.")
     parser.add_argument("--answers", type=int, default=5, help="Questions each learner answers.")
+    parser.add_argument("--arrival", type=float, default=60.0,
+                        help="Seconds over which the learners arrive, evenly (0: all at once).")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="quizzer-bench-serve-"))
     (workdir / "questions").mkdir()
@@ -243,7 +249,7 @@ def main() -> None:
             set_password(session=session, name=f"learner{i}", password_hash=record)
         session.commit()
     engine.dispose()
-    print(f"{'sessions':>8} {'browsers':>8} {'RSS MiB/s':>9} {'PSS MiB/s':>9} {'per GiB':>7} {'ready s':>7} "
+    print(f"{'sessions':>8} {'browsers':>8} {'RSS MiB/s':>9} {'PSS MiB/s':>9} {'per GiB':>7} {'ready95':>7} "
           f"{'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'Chromium p50':>12}", flush=True)
     for size in args.sessions:
         port = 18000 + size
@@ -255,13 +261,13 @@ def main() -> None:
         threading.Thread(target=server.stderr.read, daemon=True).start()
         try:
             row = asyncio.run(one_size(f"http://127.0.0.1:{port}", server.pid, size, min(args.browsers, size),
-                                       args.answers))
+                                       args.answers, args.arrival))
         finally:
             server.send_signal(2)
             server.wait(120)
         browser = "" if row["browser_p50_ms"] is None else f"{row['browser_p50_ms']:.0f}"
         print(f"{row['sessions']:>8} {row['browsers']:>8} {row['rss_mib_per_session']:>9.0f} "
-              f"{row['pss_mib_per_session']:>9.0f} {row['sessions_per_gib']:>7.1f} {row['all_on_dashboard_s']:>7.1f} "
+              f"{row['pss_mib_per_session']:>9.0f} {row['sessions_per_gib']:>7.1f} {row['dashboard_p95_s']:>7.1f} "
               f"{row['p50_ms']:>7.0f} {row['p95_ms']:>7.0f} {row['max_ms']:>7.0f} {browser:>12}", flush=True)
     shutil.rmtree(workdir, ignore_errors=True)
 
