@@ -129,6 +129,7 @@ def make_server(*, host: str, port: int, max_sessions: int, gate: Gate | None, e
         def __init__(self) -> None:
             super().__init__(command="quizzer", host=host, port=port, title="quizzer")
             self.sessions: dict[AppService, Who] = {}
+            self.sockets: dict[AppService, web.WebSocketResponse] = {}
             self.gate = gate or SignInGate(engine, on_sign_out=self.end_sessions_of)
 
         def initialize_logging(self) -> None:
@@ -214,7 +215,7 @@ def make_server(*, host: str, port: int, max_sessions: int, gate: Gate | None, e
             command = "exec " + shlex.join([sys.executable, "-m", "quizzer.cli", "--profile", who.name])
             session = _app_service()(command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                      close=close, download_manager=self.download_manager)
-            self.sessions[session] = who
+            self.sessions[session], self.sockets[session] = who, websocket
             try:
                 await session.start(_size(request, "width", 80), _size(request, "height", 24))
                 await self._process_messages(websocket, session)
@@ -222,13 +223,20 @@ def make_server(*, host: str, port: int, max_sessions: int, gate: Gate | None, e
                 await websocket.close()
             finally:
                 self.sessions.pop(session, None)
+                self.sockets.pop(session, None)
                 await session.stop()
             return websocket
 
         async def end_sessions_of(self, token: str) -> None:
             """Sign-out: every app session this browser's cookie started ends now."""
             ended = [session for session, who in self.sessions.items() if who.token == token]
-            await asyncio.gather(*(session.stop() for session in ended))
+
+            async def end(session: AppService) -> None:
+                socket = self.sockets.get(session)
+                await session.stop()
+                if socket is not None:
+                    await socket.close()  # the tab hears at once, whatever state its app was in
+            await asyncio.gather(*(end(session) for session in ended))
 
         async def recheck(self) -> None:
             """End the sessions whose sign-in ended elsewhere (another server, or expiry)."""
