@@ -202,5 +202,33 @@ def _v3_to_v4(connection: Connection, default_learner: str) -> None:
     V4_RETRY.create(connection)
 
 
+# --- version 4 → 5: sign-ins for `quizzer serve` -----------------------------------------------------
+
+V5 = MetaData()
+Table("learner", V5, Column("id", Integer, primary_key=True))  # referenced only; never created here
+V5_CREDENTIAL = Table(
+    "credential", V5,
+    Column("learner_id", Integer, ForeignKey("learner.id", ondelete="CASCADE"), primary_key=True),
+    Column("password_hash", String, nullable=False),
+    Column("role", String, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+)
+V5_WEBSESSION = Table(
+    "websession", V5,
+    Column("token_hash", String, primary_key=True),
+    Column("learner_id", Integer, ForeignKey("learner.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("role", String, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("expires_at", DateTime, nullable=False, index=True),
+)
+
+
+def _v4_to_v5(connection: Connection, default_learner: str) -> None:
+    """Two new tables, nothing else changes: learners' sign-ins and the signed-in browsers."""
+    del default_learner
+    V5_CREDENTIAL.create(connection)
+    V5_WEBSESSION.create(connection)
+
+
 # Keyed by the version a step upgrades *from*; every version below SCHEMA_VERSION has one.
-STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}

@@ -141,3 +141,26 @@ class ReviewCard(SQLModel, table=True):
     state_json: str
     due: datetime = Field(index=True, sa_type=UTCDateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+
+
+class Credential(SQLModel, table=True):
+    """A learner's sign-in for ``quizzer serve``: the password's key-derivation record (never the password)
+    and the role (``learner`` or ``teacher``, who may also read the class report).  No row: that profile
+    cannot sign in."""
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True, ondelete="CASCADE")
+    password_hash: str
+    role: str = "learner"
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+
+
+class WebSession(SQLModel, table=True):
+    """A signed-in browser: the SHA-256 of its cookie's random token (the token itself is never stored,
+    so reading the bank does not let anyone sign in), whose it is and until when.  Kept in the bank so
+    that every server on one database knows it; signing out deletes the row."""
+
+    token_hash: str = Field(primary_key=True)
+    learner_id: int = Field(foreign_key="learner.id", index=True, ondelete="CASCADE")
+    role: str
+    created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
+    expires_at: datetime = Field(sa_type=UTCDateTime, index=True)

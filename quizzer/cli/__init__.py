@@ -6,7 +6,7 @@ The commands live in one module per concern; this module puts them on the one pa
 - ``practice`` — practise (and the bare ``quizzer``), grade (one answer or ``--batch``), serve;
 - ``teacher`` — export, report;
 - ``profiles`` — the ``profiles`` group (list, rename) and the ``progress`` group (export, import);
-- ``serve`` — the server behind ``quizzer serve`` (imported only by that command);
+- ``accounts`` — the ``accounts`` group: who may sign in to ``quizzer serve`` (its server is ``quizzer.server``);
 - ``shared`` — what they all use: ``bank_session``, the filter check, file reading;
 - ``parsing`` — argparse as quizzer uses it: ``takes``/``arg`` (a command's arguments, written
   beside its function), usage errors as one line, ranges, help.
@@ -34,7 +34,7 @@ import os
 import sys
 
 from quizzer import __version__
-from quizzer.cli import practice, profiles, questions, teacher
+from quizzer.cli import accounts, practice, profiles, questions, teacher
 from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import current_profile_name
@@ -71,6 +71,12 @@ def parser() -> Parser:
     learners = group(commands, "profiles", "Learner profiles: whose attempts and reviews these are.",
                      alone=profiles.profiles)
     command(learners, "rename", profiles.rename_profile)
+    logins = group(commands, "accounts", "Who may sign in to 'quizzer serve': a password for each learner.",
+                   alone=accounts.accounts)
+    command(logins, "add", accounts.add_account)
+    command(logins, "import", accounts.import_accounts)
+    command(logins, "reset", accounts.reset_account)
+    command(logins, "remove", accounts.remove_account)
     progress = group(commands, "progress", "Move a learner's progress between banks as a JSON file.")
     command(progress, "export", profiles.export_progress)
     command(progress, "import", profiles.import_progress)

@@ -1,9 +1,9 @@
 """A student's commands: open the practice app (``practise``, and ``quizzer`` with no command), grade
 typed answers (``grade``, one answer or a ``--batch`` file), recorded as the app records them, and
-serve the app to web browsers (``serve``).
+serve the app to web browsers (``serve``, whose server is ``quizzer.server``).
 
 The functions are added to the command line in ``quizzer.cli``, with the arguments each ``takes``;
-Textual, the bank, the study session and the web server (``quizzer.cli.serve``) are imported inside
+Textual, the bank, the study session and the web server (``quizzer.server``) are imported inside
 each command.
 """
 
@@ -220,19 +220,25 @@ def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
 
 
 @takes(
-    arg("--host", default="127.0.0.1", help="Address to listen on (anything but loopback needs a token)."),
+    arg("--host", default="127.0.0.1", help="Address to listen on (anything but loopback needs a sign-in or a token)."),
     arg("--port", type=between(1, 65535), default=8000, help="Port to listen on."),
     arg("--profile", dest="profile_option", metavar="NAME",
-        help="Profile of a session whose URL names none (default: as for the app)."),
-    arg("--token", help="Token a browser must present (?token=…); generated when listening beyond loopback."),
+        help="The one profile of a server on a bank without accounts (default: as for the app)."),
+    arg("--token", help="Token a browser must present (?token=…), for a single user's server on a bank without "
+                        "accounts; generated when listening beyond loopback."),
+    arg("--max-sessions", type=between(1, 100_000), metavar="N",
+        help="App sessions at once; beyond it a new browser is told the server is full (default: as many as "
+             "three quarters of this machine's memory holds)."),
     learner=True,
 )
-def serve(host: str, port: int, profile_option: str | None, token: str | None, profile: str) -> None:
+def serve(host: str, port: int, profile_option: str | None, token: str | None, max_sessions: int | None,
+          profile: str) -> None:
     """Serve the practice app to web browsers.
 
-    One app process per browser session, on the same bank."""
-    from quizzer.cli.serve import serve_app
+    One app process per browser session, on the same bank. With accounts in the bank ('quizzer
+    accounts'), every learner signs in as themselves; without, every session is --profile's."""
     from quizzer.common.profiles import current_profile_name
+    from quizzer.server.app import serve_app
 
-    serve_app(host=host, port=port, token=token,
-              default_profile=current_profile_name(profile_option) if profile_option is not None else profile)
+    serve_app(host=host, port=port, token=token, max_sessions=max_sessions,
+              profile=current_profile_name(profile_option) if profile_option is not None else profile)

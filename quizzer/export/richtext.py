@@ -30,13 +30,17 @@ MathStyle = Literal["mathml", "mathjax"]
 
 def mathml(tex: str, *, display: bool) -> str:
     """MathML for ``tex`` as Chromium's MathML Core shows it: it ignores ``mathvariant`` (but "normal"),
-    so styled letters become their Unicode characters, and it spaces a minus by its position only."""
+    so styled letters become their Unicode characters, and it spaces a minus by its position only.
+    The LaTeX is its ``alttext``: what a screen reader without MathML support reads (WCAG 1.1.1)."""
+    from html import escape
+
     from latex2mathml.converter import convert
 
     converted = convert(_UNBRACED_STYLE.sub(r"\\\1{\2}", tex), display="block" if display else "inline")
     converted = _STYLED.sub(_unicode_styled, converted)
     converted = _MONOSPACE.sub(_monospace, converted)
     converted = _FUNCTION_THEN_ARGUMENT.sub(r'\1<mspace width="0.1667em"></mspace>', converted)
+    converted = converted.replace("<math ", f'<math alttext="{escape(tex, quote=True)}" ', 1)
     return _SIGN_AFTER_OPENING.sub(r"\1<mrow><mo>&#x02212;</mo>\2</mrow>", converted)
 
 
@@ -100,8 +104,11 @@ def _markdown(math: MathStyle = "mathml") -> MarkdownIt:
 
 
 def to_html(text: str, *, math: MathStyle) -> str:
-    """Block HTML (paragraphs, lists, tables, code) for a prompt or a solution."""
-    return cast(str, _markdown(math).render(text))  # markdown-it types its renderer's output as Any
+    """Block HTML (paragraphs, lists, tables, code) for a prompt or a solution.  A code block may
+    scroll sideways on a screen, so it takes the keyboard focus (WCAG 2.1.1; axe's
+    scrollable-region-focusable); raw HTML is off, so every ``<pre>`` is markdown-it's own."""
+    rendered = cast(str, _markdown(math).render(text))  # markdown-it types its renderer's output as Any
+    return rendered.replace("<pre>", '<pre tabindex="0">')
 
 
 def to_html_inline(text: str, *, math: MathStyle) -> str:

@@ -22,6 +22,7 @@ from textual.app import SystemCommand
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Input
 
 from quizzer.common.clock import Clock, utcnow
 from quizzer.common.errors import UserError
@@ -73,6 +74,9 @@ class QuizzerApp(GatedApp):
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),  # listed in help: 80 columns keep ? and quit
         Binding("ctrl+q", "quit", "Quit"),
+        # In a browser (quizzer serve) ctrl+a selects a text box's text, as on every web page, so typing
+        # replaces it; in a terminal it stays the box's own binding (start of the line, as in a shell).
+        Binding("ctrl+a", "select_all", "Select all", show=False, priority=True),
     ]
 
     class Loaded(Message):
@@ -211,6 +215,15 @@ class QuizzerApp(GatedApp):
         yield SystemCommand("History", "Accuracy and mastery over time", self.action_history)
         yield SystemCommand("Toggle light/dark theme", "Switch between the light and dark theme",
                             self.action_toggle_theme)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "select_all":
+            return self.is_web and isinstance(self.focused, Input)
+        return super().check_action(action, parameters)
+
+    def action_select_all(self) -> None:
+        if isinstance(self.focused, Input):
+            self.focused.select_all()
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"

@@ -23,7 +23,7 @@ def test_help_and_version_do_not_import_heavy_modules() -> None:
              "for args in (['--help'], ['--version']):\n"
              "    try:\n        main(args)\n    except SystemExit:\n        pass\n"
              "print(sorted(m for m in ('sqlmodel', 'sqlalchemy', 'torch', 'textual', 'numpy', 'engine', 'pydantic',"
-             " 'typer', 'click', 'quizzer.cli.serve') if m in sys.modules))")
+             " 'typer', 'click', 'quizzer.server', 'aiohttp') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert result.stdout.strip().splitlines()[-1] == "[]"
 

@@ -28,6 +28,8 @@ HELP = """\
 ### Practice
 
 - `enter` submit the answer · `escape` back to the dashboard
+- in the browser (`quizzer serve`), `ctrl+a` selects the answer so typing replaces it; in a terminal
+  it goes to the start of the line
 - `ctrl+s` skip this question · `ctrl+r` reveal the solution without answering (not counted)
 - `n` or `enter` the next question, once the feedback shows; `↑` `↓` scroll it
 - after a wrong or partial answer: `t` try again on the same numbers, or `enter` the solution (your
