@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     arg("--force", action="store_true", help="Overwrite existing files."),
     arg("--versions", type=int, default=1, metavar="N",
         help="N papers with different numbers and choice order, one answer key, a CSV (md, html, pdf)."),
+    arg("--answer-sheets", action="store_true",
+        help="Also answer sheets for `quizzer scan`, one per version, and their manifest (pdf; needs -o)."),
     arg("--paper-size", default="a4", help="a4 or letter (html, pdf)."),
     arg("--title", help="The paper's title (default: what it covers)."),
     arg("--instructions", type=Path, metavar="FILE",
@@ -38,7 +40,7 @@ if TYPE_CHECKING:
 )
 def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None, paper: str | None, n: int | None,
            seed: int | None, output: Path | None, paper_only: bool, answers_only: bool, force: bool, versions: int,
-           paper_size: str, title: str | None, instructions: Path | None) -> None:
+           answer_sheets: bool, paper_size: str, title: str | None, instructions: Path | None) -> None:
     """Export papers with answers, Anki decks, Moodle XML or JSON.
 
     A randomized paper and its answer sheet (md, html, pdf), an Anki deck (apkg), Moodle XML, QTI or
@@ -60,6 +62,10 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
     layout = read_layout(paper_size, title, instructions)
     if versions > 1 and only:
         raise UserError("--versions writes the papers and one answer key: drop --paper-only / --answers-only")
+    if answer_sheets and (fmt != "pdf" or output is None or only):
+        raise UserError("answer sheets are PDF, written beside the papers: give --format pdf and -o PATH "
+                        "(without --paper-only / --answers-only)", where="--answer-sheets")
+    versioned = versions > 1 or answer_sheets
     selection = Selection(seed=secrets.randbelow(1_000_000) if seed is None else seed, keys=tuple(key or ()),
                           topic=topic, week=week, paper=paper, n=n)
     with bank_session() as session:
@@ -67,14 +73,15 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
         instances = choose_instances(session=session, keys=selection.keys, topic=topic, week=week, paper=paper,
                                      n=n, seed=selection.seed)
         note_repeats([instance.key for instance in instances])
-        if versions > 1:
+        if versioned:
             from quizzer.bank.store import get_template
             from quizzer.export.versions import export_versions, version_instances
 
             every = version_instances(instances, lambda key: get_template(session=session, key=key), selection.seed,
                                       versions)
-    if versions > 1 and output is not None:
-        for path in export_versions(every, selection, fmt=fmt, output=output, force=force, layout=layout):
+    if versioned and output is not None:
+        for path in export_versions(every, selection, fmt=fmt, output=output, force=force, layout=layout,
+                                    sheets=answer_sheets):
             print(str(path))
         return
     written = export_paper(instances, selection, fmt=fmt, output=output, only=only, force=force, layout=layout)

@@ -62,8 +62,9 @@ def version_instances(instances: Sequence[Instance], template: Callable[[str], T
 
 
 def export_versions(versions: list[list[Instance]], selection: Selection, *, fmt: str, output: Path,
-                    force: bool = False, layout: Layout = PLAIN) -> tuple[Path, ...]:
-    """Render and write every version's paper, the answer key and the CSV; the paths written."""
+                    force: bool = False, layout: Layout = PLAIN, sheets: bool = False) -> tuple[Path, ...]:
+    """Render and write every version's paper, the answer key and the CSV (and with ``sheets``, the answer
+    sheets and their manifest: :mod:`quizzer.export.sheets`); the paths written."""
     from quizzer.export import FORMATS
 
     module = importlib.import_module(f"quizzer.export.{FORMATS[fmt].module}")
@@ -76,6 +77,10 @@ def export_versions(versions: list[list[Instance]], selection: Selection, *, fmt
     attachments: Callable[[Paper], list[tuple[str, bytes]]] = getattr(module, "attachments", lambda _: [])
     files += [(output.with_name(name), content) for paper in papers for name, content in attachments(paper)]
     files.append((output.with_name(f"{stem}-versions.csv"), _csv(papers)))
+    if sheets:
+        from quizzer.export.sheets import sheet_files
+
+        files += sheet_files(papers, output)
     check_targets([path for path, _ in files], force=force)
     write_files(files)
     return tuple(path for path, _ in files)

@@ -39,15 +39,12 @@ import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from quizzer.grading.parse import preview
 from quizzer.learning.mastery import as_utc
+from quizzer.reporting.classdata import ClassAttempt
 from quizzer.reporting.rasch import Estimate, RaschFit, fit_rasch
 from quizzer.templates.schema import Template
-
-if TYPE_CHECKING:  # the report imports this module: its attempt record is only named here
-    from quizzer.reporting.report import ClassAttempt
 
 TOO_EASY = 0.95
 TOO_HARD = 0.2
