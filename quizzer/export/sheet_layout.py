@@ -239,9 +239,9 @@ def _place_boxes(field_: Field) -> None:
                              for i in range(len(field_.options)))
     elif field_.type in ("integer", "number"):
         top = y0 + 6.0
-        x = x0 + 4.0  # the digits' labels 0–9 stand left of the grid
+        x = x0 + 1.0
         field_.sign = Box(x, top)
-        x += PITCH_X + 1.0
+        x += PITCH_X + 4.0  # the digits' labels 0–9 stand between the minus box and the digits
         columns = []
         for _ in field_.digits:
             columns.append(tuple(Box(x, top + d * PITCH_Y) for d in range(10)))

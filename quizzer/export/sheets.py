@@ -198,17 +198,17 @@ def _field(field_: Field) -> str:
 def _digit_grid(field_: Field) -> list[str]:
     assert field_.sign is not None
     top = field_.sign.y
-    lines = [f"#at({field_.sign.x - 3.6}, {top + d * PITCH_Y - 0.2}, small[{d}])" for d in range(10)]
+    lines = [f"#at({field_.sign.x + BOX + 2.2}, {top + d * PITCH_Y - 0.2}, small[{d}])" for d in range(10)]
     lines.append(f"#at({field_.sign.x + 0.9}, {top - 5.2}, [−])")
     lines.append(_box(field_.sign))
     lines += [f"#write({column[0].x - 0.5}, {top - 6.0}, {BOX + 1})" for column in field_.digits]
     lines += [_box(box) for column in field_.digits for box in column]
     if field_.type == "number":
         assert field_.exponent_sign is not None
-        point = field_.digits[0][0].x + BOX + 0.3
-        lines.append(f"#at({point}, {top - 3.2}, text(size: 12pt)[*.*])")
+        point = field_.digits[0][0].x + BOX + 0.35  # the decimal point, printed after the first digit
+        lines.append(f"#at({point}, {top - 1.6}, circle(radius: 0.45mm, fill: black))")
         times = field_.digits[-1][0].x + PITCH_X + 0.5
-        lines.append(f"#at({times}, {top - 5.5}, [× 10#super[…]])")
+        lines.append(f"#at({times}, {top - 5.2}, [× 10])")
         lines.append(f"#at({field_.exponent_sign.x + 0.9}, {top - 5.2}, [−])")
         lines.append(_box(field_.exponent_sign))
         lines += [f"#write({column[0].x - 0.5}, {top - 6.0}, {BOX + 1})" for column in field_.exponent]
