@@ -69,7 +69,7 @@ def _rasch_note(analysis: ItemAnalysis) -> str:
     extremes = [f"{len(fit.extreme_items)} question(s)" if fit.extreme_items else "",
                 f"{len(fit.extreme_learners)} learner(s)" if fit.extreme_learners else ""]
     left_out = " and ".join(e for e in extremes if e)
-    return (f"{note}. Joint ML, logits, difficulties centred at 0; ± one standard error"
+    return (f"{note}. Conditional ML (as eRm), logits, difficulties centred at 0; ± one standard error"
             + (f"; not estimated (all right or all wrong): {left_out}" if left_out else "") + ".")
 
 
