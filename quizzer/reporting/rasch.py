@@ -184,7 +184,7 @@ def _abilities(x: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.flo
     """Each learner's ML θ given the difficulties: Newton on rₙ = Σᵢ σ(θₙ − bᵢ) over the items they answered."""
     seen = ~np.isnan(x)
     r, n_seen = np.where(seen, x, 0.0).sum(axis=1), seen.sum(axis=1)
-    theta = np.log(r / (n_seen - r))
+    theta: NDArray[np.float64] = np.log(r / (n_seen - r))
     for _ in range(MAX_ROUNDS):
         p = np.where(seen, _p(theta, b), 0.0)
         step = np.clip((r - p.sum(axis=1)) / (p * (1 - p)).sum(axis=1), -MAX_STEP, MAX_STEP)
