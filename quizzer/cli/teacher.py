@@ -101,14 +101,22 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
     arg("-f", "--format", dest="fmt", choices=("text", "md", "html", "json"), default="text", help="Output format."),
     arg("-o", "--output", type=Path, metavar="PATH", help="File to write (default: standard output)."),
     arg("--force", action="store_true", help="Overwrite the file if it exists."),
+    arg("--results", type=Path, metavar="CSV",
+        help="Instead of the bank: the item analysis of a class's results from another system "
+             "(learner,question,score[,version][,answered_at])."),
 )
-def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, force: bool) -> None:
+def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, force: bool,
+           results: Path | None) -> None:
     """The teacher's report on every profile in the bank.
 
     Mastery by topic, frequent misconceptions, the hardest questions and the learners who are
     behind."""
     from quizzer.common.clock import utcnow
     from quizzer.common.files import check_targets, write_files
+
+    if results is not None:
+        _report_results(results, fmt, output, force, scoped=bool(paper or topic))
+        return
     from quizzer.reporting.queries import load_class
     from quizzer.reporting.render import RENDERERS
     from quizzer.reporting.report import build_report, require_answers
@@ -129,3 +137,25 @@ def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, 
     write_files([(output, document.encode("utf-8"))])
     print(f"Wrote the {fmt} report on {result.learners} learner(s) and {result.attempts} answer(s) "
           f"to {output}.")
+
+
+def _report_results(results: Path, fmt: str, output: Path | None, force: bool, *, scoped: bool) -> None:
+    """``report --results``: the item analysis of a results file, computed from the file alone."""
+    from quizzer.common.files import check_targets, write_files
+    from quizzer.reporting.items import analyse_items
+    from quizzer.reporting.render import render_item_analysis
+    from quizzer.reporting.results import read_results
+
+    if scoped:
+        raise UserError("--paper and --topic select the bank's questions, not a results file's", where="--results")
+    if output is not None:
+        check_targets([output], force=force)
+    attempts, questions = read_results(results)
+    learners = len({attempt.learner for attempt in attempts})
+    title = f"Item analysis of {results.name}: {learners} learners, {len(questions)} questions"
+    document = render_item_analysis(analyse_items(attempts, questions), fmt, title)
+    if output is None:
+        sys.stdout.write(document)
+        return
+    write_files([(output, document.encode("utf-8"))])
+    print(f"Wrote the {fmt} item analysis of {learners} learner(s) to {output}.")

@@ -8,11 +8,30 @@ from the bank.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from quizzer.templates.parts import part_name
 from quizzer.templates.schema import Template
+
+
+class Question(Protocol):
+    """What the item analysis reads of a question: a bank's :class:`Template`, or a question of a class's results
+    imported from another system (``quizzer.reporting.results``)."""
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def paper(self) -> str | None: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def variables(self) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True)
@@ -29,6 +48,7 @@ class ClassAttempt:
     at: datetime
     response: str = ""  # as typed; only the item analysis reads it
     part: str | None = None  # the part's label, for a part of a multi-part question
+    version: str = ""  # the paper's version (imported results); else the seed tells the variant apart
 
     @property
     def question(self) -> str:
@@ -37,7 +57,12 @@ class ClassAttempt:
         left (a) and (b) blank and got (c) right was "right first try" on it."""
         return part_name(self.key, self.part)
 
-    def title(self, template: Template) -> str:
+    @property
+    def variant(self) -> str:
+        """Which variant of the question was answered: the exam's version, or the seed its numbers came from."""
+        return self.version or f"seed {self.seed}"
+
+    def title(self, template: Question) -> str:
         """The question's title, with the part's label."""
         return part_name(template.title, self.part)
 
