@@ -37,8 +37,9 @@ def exam_time(text: str) -> datetime:
 def scan(files: list[Path], sheets: Path, roster: Path, date: str, queue: Path | None, dry_run: bool) -> None:
     """Read scanned answer sheets and record them as the students' attempts.
 
-    Boxes the scanner is unsure of, written answers and sheets without a known student go to a queue
-    (a CSV with each field's image); fill its answer column and run the same command again."""
+    Boxes the scanner is unsure of, written answers and pages without a known student go to a queue
+    (a CSV with each field's image); fill its answer column and run the same command again: every
+    answer is recorded once."""
     from quizzer.scan.manifest import load_manifest
     from quizzer.scan.run import read_roster
     from quizzer.scan.run import scan as scan_files
@@ -55,16 +56,17 @@ def scan(files: list[Path], sheets: Path, roster: Path, date: str, queue: Path |
         outcome = scan_files(files, manifest, class_list, at, queue, session, load_catalog(), dry_run=dry_run)
         if not dry_run:
             session.commit()
-    for name, profile, earned, total, answers in outcome.recorded:
-        print(f"{name:<14} {profile:<24} {earned:g} / {total:g} marks, {answers} answers "
-              f"{'graded' if dry_run else 'recorded'}")
-    for name in outcome.already:
-        print(f"{name:<14} already recorded at {at:%Y-%m-%d %H:%M} UTC: skipped")
+    verb = "graded" if dry_run else "recorded"
+    for sheet in outcome.sheets:
+        parts = [f"{sheet.recorded} answer(s) {verb} ({sheet.earned:g} of their {sheet.points:g} marks)"]
+        parts += [f"{sheet.before} recorded before"] if sheet.before else []
+        parts += [f"{sheet.waiting} waiting in the queue"] if sheet.waiting else []
+        print(f"{sheet.name:<14} {sheet.profile:<20} {', '.join(parts)}")
     for text in outcome.duplicates:
         print(f"the same page again, read once: {text}")
     for text in outcome.errors:
         print(f"not recorded: {text}")
-    open_rows = len(outcome.queue)
-    print(f"{outcome.pages} page(s) read; {len(outcome.recorded)} sheet(s) {'graded' if dry_run else 'recorded'}, "
-          f"{len(outcome.already)} already recorded, {len(outcome.waiting)} waiting for the teacher; "
-          + (f"{open_rows} row(s) to fill in {queue}" if open_rows else "nothing in the queue"))
+    answers = sum(sheet.recorded for sheet in outcome.sheets)
+    print(f"{outcome.pages} page(s) read, {len(outcome.sheets)} student(s); {answers} answer(s) {verb}; "
+          + (f"{outcome.open_rows} row(s) for you to fill in {queue}" if outcome.open_rows
+             else "nothing waits for you" if not dry_run else "the queue is left as it was"))

@@ -11,13 +11,15 @@ per field the scanner doubts (with the reason, and the field's image, as the stu
 written answer (a frame marked by hand: the teacher types what the student wrote, and quizzer grades it
 by the app's rules), per page without an ID or with one not on the roster, and per missing page.  The
 teacher fills the ``answer`` column (``-`` for "no answer"; for a student ID, the ID) and runs the same
-``quizzer scan`` again: the answers are applied, the sheets now complete are recorded, and the rows
-still open are written back.
+``quizzer scan`` again.  The file keeps every row with its answer (the teacher's decisions, used again by
+every later scan); new rows are added at its end.
 
 **Recording** goes through ``grade --batch``'s path (:class:`~quizzer.learning.batch.BatchGrader`, the
-same grading rules, mistakes and review cards as the app), with the exam's date as each attempt's time.
-A sheet is recorded once: a student who already has an attempt at that time on one of the sheet's
-questions is skipped ("already recorded"), so scanning the stack again changes nothing.
+same grading rules, mistakes and review cards as the app), with the exam's date as each attempt's time,
+answer by answer: what the scanner is sure of at once, the rest when the teacher has answered its row.
+An answer is recorded once: a question the student already has an attempt on at that time is left alone,
+so scanning the stack again, or a page twice, changes nothing.  A blank question records nothing (the
+app records no unanswered question either).
 """
 
 from __future__ import annotations
@@ -60,15 +62,27 @@ class Sheet:
     pages: dict[int, ReadPage] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class SheetResult:
+    """What one scan did with one student's sheet."""
+
+    name: str  # VERSION/ID
+    profile: str
+    recorded: int  # answers recorded now
+    earned: float  # their marks
+    points: float  # out of
+    before: int  # answers recorded by an earlier scan, left alone
+    waiting: int  # answers in the teacher's queue
+
+
 @dataclass
 class Outcome:
     """What one scan did, for the command to print."""
 
     pages: int = 0
-    recorded: list[tuple[str, str, float, float, int]] = field(default_factory=list)  # sheet, profile, marks…
-    already: list[str] = field(default_factory=list)
-    waiting: set[str] = field(default_factory=set)
-    queue: list[QueueRow] = field(default_factory=list)
+    sheets: list[SheetResult] = field(default_factory=list)
+    queue: list[QueueRow] = field(default_factory=list)  # rows found this time
+    open_rows: int = 0  # rows of the written queue the teacher has not answered
     errors: list[str] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
 
@@ -95,18 +109,27 @@ def read_roster(path: Path) -> dict[str, str]:
     return roster
 
 
-def read_queue(path: Path) -> dict[tuple[str, str], str]:
-    """The teacher's answers in an earlier queue: (sheet, question) → answer."""
+def read_queue(path: Path) -> list[QueueRow]:
+    """The queue as the teacher left it: every row so far, with the answers given."""
     if not path.exists():
-        return {}
+        return []
     try:
+        if path.stat().st_size > MAX_ROSTER:
+            raise UserError("the queue is over 5 MB", where=str(path))
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         raise UserError("cannot read the queue (UTF-8 CSV)", where=str(path)) from None
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if tuple(reader.fieldnames or ()) != QUEUE_HEADER:
         raise UserError(f"line 1: the queue's header must be {','.join(QUEUE_HEADER)}", where=str(path))
-    return {(row["sheet"], row["question"]): row["answer"].strip() for row in reader if (row["answer"] or "").strip()}
+    rows = []
+    for row in reader:
+        if None in row or any(value is None for value in row.values()):
+            raise UserError(f"line {reader.line_num}: expected {len(QUEUE_HEADER)} fields", where=str(path))
+        image = row["image"].split("/", 1)[1] if "/" in row["image"] else row["image"]
+        rows.append(QueueRow(row["sheet"], row["question"], row["key"], row["reading"], row["why"], image,
+                             row["answer"].strip()))
+    return rows
 
 
 def read_files(files: Sequence[Path], manifest: Manifest, outcome: Outcome) -> tuple[list[ReadPage], list[Unreadable]]:
@@ -148,34 +171,37 @@ def sort_sheets(pages: Iterable[ReadPage], manifest: Manifest, roster: dict[str,
     return sheets
 
 
-def sheet_answers(sheet: Sheet, manifest: Manifest, answers: dict[tuple[str, str], str], outcome: Outcome,
-                  images: dict[str, Any]) -> list[tuple[FieldSpec, str]] | None:
-    """The sheet's answers (blank fields left out), or None when some still wait for the teacher."""
+def sheet_lines(sheet: Sheet, manifest: Manifest, answers: dict[tuple[str, str], str], done: set[str],
+                outcome: Outcome, images: dict[str, Any]) -> tuple[list[tuple[FieldSpec, str]], int, int]:
+    """The answers to record from one sheet (not recorded before, not blank, not waiting for the teacher),
+    how many were recorded before, and how many wait."""
     name = f"{sheet.version}/{sheet.student}"
     pages, fields = manifest.versions[sheet.version]
-    complete = True
     for number in range(1, pages + 1):
-        if number not in sheet.pages and (name, f"page {number}") not in answers:
-            outcome.queue.append(QueueRow(name, f"page {number}", why="page not scanned: scan it, or write - to "
-                                                                        "count its questions unanswered"))
-            complete = False
-    result = []
+        if number not in sheet.pages:
+            outcome.queue.append(QueueRow(name, f"page {number}", why="page not scanned: its answers wait for it "
+                                                                        "(write - here once you know it is lost)"))
+    lines, before, waiting = [], 0, 0
     for spec in fields:
         page = sheet.pages.get(spec.page)
         if page is None:
             continue  # the missing page's row says it
+        if spec.key in done:
+            before += 1
+            continue
         reading = read_field(spec, _ink(page, manifest))
         taught = answers.get((name, spec.name))
-        if reading.doubt and taught is None:
+        if reading.doubt:
             row = QueueRow(name, spec.name, spec.key, _shown(reading), reading.doubt)
             row.image = _keep(images, row, page.crop(spec.rect))
             outcome.queue.append(row)
-            complete = False
-            continue
+            if taught is None:
+                waiting += 1
+                continue
         answer = taught if reading.doubt else reading.answer
         if answer is not None and answer != BLANK:
-            result.append((spec, answer))
-    return result if complete else None
+            lines.append((spec, answer))
+    return lines, before, waiting
 
 
 def _ink(page: ReadPage, manifest: Manifest) -> Darkness:
@@ -199,69 +225,53 @@ def _keep(images: dict[str, Any], row: QueueRow, pixels: Any) -> str:
     return name
 
 
-def write_queue(path: Path, rows: Sequence[QueueRow], images: dict[str, Any],
-                answers: dict[tuple[str, str], str]) -> None:
-    """The open rows (with any answer the teacher already gave that could not be used yet), and their images."""
+def write_queue(path: Path, previous: Sequence[QueueRow], found: Sequence[QueueRow], images: dict[str, Any]) -> int:
+    """The teacher's queue: every earlier row (with its answer), then the new ones with their images; how
+    many rows have no answer yet."""
     import cv2
 
     from quizzer.common.files import write_files
 
     folder = path.with_suffix("")
+    known = {(row.sheet, row.question) for row in previous}
+    rows = [*previous, *(row for row in found if (row.sheet, row.question) not in known)]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(QUEUE_HEADER)
     files = []
     for row in rows:
-        image = f"{folder.name}/{row.image}" if row.image else ""
-        writer.writerow([row.sheet, row.question, row.key, row.reading, row.why, image,
-                         answers.get((row.sheet, row.question), "")])
-        if row.image:
+        writer.writerow([row.sheet, row.question, row.key, row.reading, row.why,
+                         f"{folder.name}/{row.image}" if row.image else "", row.answer])
+        if row.image in images and (row.sheet, row.question) not in known:
             ok, png = cv2.imencode(".png", images[row.image])
             if ok:
                 files.append((folder / row.image, png.tobytes()))
     folder.mkdir(exist_ok=True)
     write_files([(path, buffer.getvalue().encode()), *files])
+    return sum(not row.answer for row in rows)
 
 
-def already_recorded(session: Any, profile: str, keys: Iterable[str], at: datetime) -> bool:
-    """Whether ``profile`` has an attempt at ``at`` on one of ``keys`` (a part's key names its question)."""
+def recorded_at(session: Any, profile: str, at: datetime) -> set[str]:
+    """The questions (a part as ``KEY (b)``) ``profile`` has an answer to at ``at``: the exam's, recorded before."""
     from sqlmodel import col, select
 
     from quizzer.bank.models import Attempt, Learner
-    from quizzer.templates.parts import PART_NAME
+    from quizzer.templates.parts import part_name
 
-    bases = {match["key"] if (match := PART_NAME.fullmatch(key)) else key for key in keys}
-    query = (select(Attempt.id).join(Learner, col(Learner.id) == col(Attempt.learner_id))
-             .where(Learner.name == profile, col(Attempt.template_key).in_(bases), Attempt.created_at == at).limit(1))
-    return session.exec(query).first() is not None
-
-
-def record(session: Any, catalog: Any, complete: dict[tuple[str, str], list[tuple[FieldSpec, str]]],
-           manifest: Manifest, roster: dict[str, str], at: datetime, outcome: Outcome, *, dry_run: bool) -> None:
-    """Grade and record every complete sheet not recorded before, through ``grade --batch``'s path."""
-    from quizzer.learning.batch import BatchGrader, Line
-
-    grader = BatchGrader(session, catalog, profile=next(iter(roster.values())), dry_run=dry_run, clock=lambda: at)
-    for (version, student), answered in sorted(complete.items()):
-        profile, name = roster[student], f"{version}/{student}"
-        lines = [Line(number, spec.key, spec.seed, answer, profile, None)
-                 for number, (spec, answer) in enumerate(answered, start=1)]
-        earned = 0.0
-        for result in grader.results(iter(lines)):
-            if "error" in result:
-                spec = answered[result["line"] - 1][0]
-                outcome.errors.append(f"{name} question {spec.name}: {result['error']}")
-            else:
-                earned += result["earned"]
-        total = sum(spec.points for spec in manifest.versions[version][1])
-        outcome.recorded.append((name, profile, earned, total, len(lines)))
+    query = (select(Attempt.template_key, Attempt.part).join(Learner, col(Learner.id) == col(Attempt.learner_id))
+             .where(Learner.name == profile, Attempt.created_at == at))
+    return {part_name(key, part) for key, part in session.exec(query).all()}
 
 
 def scan(files: Sequence[Path], manifest: Manifest, roster: dict[str, str], at: datetime, queue: Path,
          session: Any, catalog: Any, *, dry_run: bool = False) -> Outcome:
-    """Read ``files``, apply the teacher's answers in ``queue``, record the complete sheets, rewrite the queue."""
+    """Read ``files``, apply the teacher's answers in ``queue``, record every answer that is sure and not
+    recorded before (through ``grade --batch``'s path), and write the queue back."""
+    from quizzer.learning.batch import BatchGrader, Line
+
     outcome = Outcome()
-    answers = read_queue(queue)
+    previous = read_queue(queue)
+    answers = {(row.sheet, row.question): row.answer for row in previous if row.answer}
     images: dict[str, Any] = {}
     pages, unreadable = read_files(files, manifest, outcome)
     for bad in unreadable:
@@ -269,19 +279,22 @@ def scan(files: Sequence[Path], manifest: Manifest, roster: dict[str, str], at: 
         if bad.image is not None:
             row.image = _keep(images, row, bad.image)
         outcome.queue.append(row)
-    sheets = sort_sheets(pages, manifest, roster, answers, outcome, images)
-    complete = {}
-    for key, sheet in sorted(sheets.items()):
-        every_key = (spec.key for spec in manifest.versions[sheet.version][1])
-        if already_recorded(session, roster[sheet.student], every_key, at):  # its queue rows are done with
-            outcome.already.append(f"{sheet.version}/{sheet.student}")
-            continue
-        answered = sheet_answers(sheet, manifest, answers, outcome, images)
-        if answered is None:
-            outcome.waiting.add(f"{sheet.version}/{sheet.student}")
-        else:
-            complete[key] = answered
-    record(session, catalog, complete, manifest, roster, at, outcome, dry_run=dry_run)
+    grader = BatchGrader(session, catalog, profile=next(iter(roster.values())), dry_run=dry_run, clock=lambda: at)
+    for (version, student), sheet in sorted(sort_sheets(pages, manifest, roster, answers, outcome, images).items()):
+        profile, name = roster[student], f"{version}/{student}"
+        answered, before, waiting = sheet_lines(sheet, manifest, answers, recorded_at(session, profile, at),
+                                                outcome, images)
+        lines = [Line(number, spec.key, spec.seed, answer, profile, None)
+                 for number, (spec, answer) in enumerate(answered, start=1)]
+        earned, recorded = 0.0, 0
+        for result in grader.results(iter(lines)):
+            if "error" in result:
+                spec = answered[result["line"] - 1][0]
+                outcome.errors.append(f"{name} question {spec.name}: {result['error']}")
+            else:
+                earned, recorded = earned + result["earned"], recorded + 1
+        points = sum(spec.points for spec, _ in answered)
+        outcome.sheets.append(SheetResult(name, profile, recorded, earned, points, before, waiting))
     if not dry_run:
-        write_queue(queue, outcome.queue, images, answers)
+        outcome.open_rows = write_queue(queue, previous, outcome.queue, images)
     return outcome

@@ -93,17 +93,20 @@ def _attempts(url: Path) -> list[tuple[str, Attempt]]:
         return [(name, attempt) for name, attempt in rows]
 
 
-def _answer(queue: Path, rows: list[dict[str, str]]) -> None:
+def _answer(queue: Path) -> list[dict[str, str]]:
     """The teacher fills the queue: the unknown student's ID, and "no answer" for every written one."""
+    rows = list(csv.DictReader(queue.open()))
     for row in rows:
-        row["answer"] = "33333333" if row["question"] == "student ID" else "-"
+        if not row["answer"]:
+            row["answer"] = "33333333" if row["question"] == "student ID" else "-"
     with queue.open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    return rows
 
 
-def test_scan_records_once_through_the_queue(bundled_bank: Path, tmp_path: Path) -> None:
+def test_scan_records_each_answer_once_through_the_queue(bundled_bank: Path, tmp_path: Path) -> None:
     sheets = _sheets(tmp_path, 2)
     files = _photos(tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"})
     roster = tmp_path / "class.csv"
@@ -117,18 +120,20 @@ def test_scan_records_once_through_the_queue(bundled_bank: Path, tmp_path: Path)
     unknown = [row for row in rows if row["question"] == "student ID"]
     assert [row["reading"] for row in unknown] == ["33333333"]  # not on the roster: waits, never guessed
     assert all((tmp_path / row["image"]).is_file() for row in rows)
-    assert "0 sheet(s) recorded" in out  # every sheet has written answers for the teacher
-    assert _attempts(bundled_bank) == []
+    written = {row["sheet"] for row in rows if row["why"] == "written answer: marked by hand"}
+    assert written == {"A/11111111", "B/22222222"}  # the bubbled answers are recorded, the written ones wait
+    first = _attempts(bundled_bank)
+    assert {name for name, _ in first} == {"ada", "grace"}
 
     roster.write_text("id,name\n11111111,ada\n22222222,grace\n33333333,alan\n")
-    _answer(queue, rows)
+    _answer(queue)
     code, out, err = run(*scan)
     assert code == 0, err
-    assert "2 sheet(s) recorded" in out, out  # alan's sheet is read now, and has written answers too
-    _answer(queue, list(csv.DictReader(queue.open())))
+    assert "recorded before" in out and "alan" in out, out
+    _answer(queue)  # alan's written answers, found once his ID was known
     code, out, err = run(*scan)
     assert code == 0, err
-    assert "1 sheet(s) recorded, 2 already recorded" in out and "nothing in the queue" in out, out
+    assert "nothing waits for you" in out, out
     recorded = _attempts(bundled_bank)
     assert {name for name, _ in recorded} == {"ada", "grace", "alan"}
     exam = datetime(2026, 12, 10, 9, 0, tzinfo=UTC)
@@ -142,5 +147,5 @@ def test_scan_records_once_through_the_queue(bundled_bank: Path, tmp_path: Path)
                                                                            verdict.misconception)
     code, out, err = run(*scan, str(files[0]))  # the whole stack again, and one page twice
     assert code == 0, err
-    assert "0 sheet(s) recorded, 3 already recorded" in out, out
+    assert "0 answer(s) recorded" in out and "the same page again" in out, out
     assert len(_attempts(bundled_bank)) == len(recorded)
