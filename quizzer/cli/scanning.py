@@ -58,7 +58,7 @@ def scan(files: list[Path], sheets: Path, roster: Path, date: str, queue: Path |
             session.commit()
     verb = "graded" if dry_run else "recorded"
     for sheet in outcome.sheets:
-        parts = [f"{sheet.recorded} answer(s) {verb} ({sheet.earned:g} of their {sheet.points:g} marks)"]
+        parts = [f"{sheet.recorded} answer(s) {verb} ({round(sheet.earned, 2):g} of their {sheet.points:g} marks)"]
         parts += [f"{sheet.before} recorded before"] if sheet.before else []
         parts += [f"{sheet.waiting} waiting in the queue"] if sheet.waiting else []
         print(f"{sheet.name:<14} {sheet.profile:<20} {', '.join(parts)}")
