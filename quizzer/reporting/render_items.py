@@ -33,13 +33,15 @@ EXPLAIN = (f"One first try per learner and question. Facility = mean first-try s
 
 
 def variant_flags(item: ItemStats) -> list[str]:
-    """``variant B easier: 0.92 right at the first try vs 0.61 over the other variants (z = +3.4, p = 0.002)``."""
+    """``variant B easier: 0.92 right at the first try vs 0.61 over the other variants (…, z = +3.4, p = 0.002)``;
+    p Holm-adjusted over the question's variants when it has more than two."""
     return [_variant(v) for v in item.variants if v.flag]
 
 
 def _variant(v: VariantStats) -> str:
+    p = "p < 0.001" if v.p < 0.001 else f"p = {v.p:.3f}"
     return (f"variant {v.variant} {v.flag}: {v.facility:.2f} right at the first try vs {v.others:.2f} over the "
-            f"other variants ({v.learners} learners; two-proportion z = {v.z:+.1f}, Holm-adjusted p = {v.p:.3f})")
+            f"other variants ({v.learners} learners; two-proportion z = {v.z:+.1f}, {p})")
 
 
 def _signed(value: float | None) -> str:
