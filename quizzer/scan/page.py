@@ -11,6 +11,7 @@ ink black (the markers' black), so a grey scan, a dim photo and a dark one read 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ PX_PER_MM = 6.0
 PDF_DPI = 200
 MAX_FILE_BYTES = 100_000_000
 MAX_PIXELS = 60_000_000
+MAX_PDF_PAGES = 200
+# OpenCV refuses to decode a larger image (a small PNG may claim a huge size): set before cv2 is imported.
+os.environ.setdefault("OPENCV_IO_MAX_IMAGE_PIXELS", str(MAX_PIXELS))
 DETECT_SIDE = 2400  # markers are looked for on a copy no longer than this (a 12 MP photo takes too long)
 INSET = 0.6  # mm left out inside a box's edge: its outline and a little misregistration
 QR_MARGIN = 4.0
@@ -95,7 +99,8 @@ def load_pages(path: Path) -> list[PageImage]:
     cv2.setNumThreads(1)
     pixels = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
     if pixels is None:
-        raise Unreadable(str(path), "neither a PDF nor an image OpenCV reads")
+        raise Unreadable(str(path), f"neither a PDF nor an image OpenCV reads (within {MAX_PIXELS // 1_000_000} "
+                                    "megapixels)")
     if pixels.size > MAX_PIXELS:
         raise Unreadable(str(path), f"over {MAX_PIXELS // 1_000_000} megapixels")
     return [PageImage(str(path), np.asarray(pixels, dtype=np.uint8))]
@@ -108,6 +113,8 @@ def _pdf_pages(path: Path, data: bytes) -> list[PageImage]:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
         raise Unreadable(str(path), f"a damaged PDF ({exc})") from None
+    if len(document) > MAX_PDF_PAGES:
+        raise Unreadable(str(path), f"{len(document)} pages; scan at most {MAX_PDF_PAGES} pages a file")
     pages = []
     for index in range(len(document)):
         page = document[index]
