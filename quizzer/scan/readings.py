@@ -12,9 +12,11 @@ numbers from 0 (paper) to 1 (the markers' black), measured inside its outline: t
   ``FILLED_FROM``) is **uncertain** (a faint tick, an erasure, a cross gone over until almost filled):
   never guessed, the field goes to the teacher's queue with its image.
 
-The thresholds sit in the gaps the synthetic-scan suite (``tests/scan``) measured over 4,400 boxes at
-150–300 dpi, rotated, in perspective, blurred, noisy and JPEG'd: empty boxes' mean 0.01–0.06, marks'
-0.20–0.73; marks' light quarter 0.01–0.48, filled boxes' 0.76–0.97.
+The thresholds sit in the middle of the gaps the synthetic-scan suite (``tests/scan``, ``bench/bench_scan.py``)
+measured over 15,000 boxes at 150–300 dpi, rotated, in perspective, blurred, noisy and JPEG'd: empty boxes'
+mean 0.01–0.04, marks' 0.17–0.73; marks' light quarter 0.01–0.54 (a heavy partial fill), filled boxes'
+0.76–0.97.  (With the filled-box band starting at 0.56, 6 of 92,960 boxes — heavy marks — were uncertain
+and 2.5 % of sheets queued.)
 
 A field's reading is the answer text as a student would type it (``b``; ``a, c``; ``true``; ``-42``;
 ``-3.47e-2``), or ``None`` when nothing is marked (the question left blank: nothing is recorded, as the
@@ -31,8 +33,8 @@ from quizzer.scan.manifest import FieldSpec, Point
 
 EMPTY_BELOW = 0.09
 MARKED_FROM = 0.14
-HALF_FILLED = 0.56
-FILLED_FROM = 0.66
+HALF_FILLED = 0.60
+FILLED_FROM = 0.70
 
 State = Literal["empty", "marked", "cancelled", "uncertain"]
 
