@@ -11,6 +11,7 @@ import bench_engine  # noqa: E402
 import bench_export  # noqa: E402
 import bench_quizzer  # noqa: E402
 import bench_ratios  # noqa: E402
+import bench_scan  # noqa: E402
 import bench_tui  # noqa: E402
 import calibration  # noqa: E402
 
@@ -30,6 +31,9 @@ def main() -> None:
     print()
     print("== exports (quizzer export, from the command line) ==")
     bench_export.main()
+    print()
+    print("== paper exams: the synthetic-scan suite in full (quizzer scan) ==")
+    bench_scan.main()
     print()
     print("== mastery against simulated learners of known skill ==")
     calibration.main()

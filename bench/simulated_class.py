@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from quizzer.reporting.report import ClassAttempt
+from quizzer.reporting.classdata import ClassAttempt
 from quizzer.templates.schema import Template
 
 UNRECOGNISED = 0.25  # share of wrong answers that match no named mistake

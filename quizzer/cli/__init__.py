@@ -34,7 +34,7 @@ import os
 import sys
 
 from quizzer import __version__
-from quizzer.cli import accounts, practice, profiles, questions, teacher
+from quizzer.cli import accounts, practice, profiles, questions, scanning, teacher
 from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import current_profile_name
@@ -67,6 +67,7 @@ def parser() -> Parser:
     command(commands, "export", teacher.export)
     command(commands, "grade", practice.grade)
     command(commands, "report", teacher.report)
+    command(commands, "scan", scanning.scan)
     command(commands, "serve", practice.serve)
     learners = group(commands, "profiles", "Learner profiles: whose attempts and reviews these are.",
                      alone=profiles.profiles)

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     arg("--shuffle-questions", action="store_true", help="Each version prints its questions in its own order."),
     arg("--vary-structure", action="store_true",
         help="Let a question's versions differ in what they ask, not only in numbers."),
+    arg("--answer-sheets", action="store_true",
+        help="An exam with answer sheets for `quizzer scan`, one per version, and their manifest (pdf; needs -o)."),
     arg("--paper-size", default="a4", help="a4 or letter (html, pdf)."),
     arg("--title", help="The paper's title (default: what it covers)."),
     arg("--instructions", type=Path, metavar="FILE",
@@ -46,8 +48,8 @@ if TYPE_CHECKING:
 )
 def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None, paper: str | None, n: int | None,
            seed: int | None, output: Path | None, paper_only: bool, answers_only: bool, force: bool, versions: int,
-           secret: Path | None, shuffle_questions: bool, vary_structure: bool, paper_size: str, title: str | None,
-           instructions: Path | None) -> None:
+           secret: Path | None, shuffle_questions: bool, vary_structure: bool, answer_sheets: bool, paper_size: str,
+           title: str | None, instructions: Path | None) -> None:
     """Export papers with answers, Anki decks, Moodle XML or JSON.
 
     A randomized paper and its answer sheet (md, html, pdf), an Anki deck (apkg), Moodle XML, QTI or
@@ -65,7 +67,10 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
     check_request(fmt, output, only)
     from quizzer.export.versions import check_versions
 
-    exam = versions > 1 or secret is not None
+    if answer_sheets and (fmt != "pdf" or output is None or only):
+        raise UserError("answer sheets are PDF, written beside the papers: give --format pdf and -o PATH "
+                        "(without --paper-only / --answers-only)", where="--answer-sheets")
+    exam = versions > 1 or secret is not None or answer_sheets
     check_versions(fmt, output, versions, exam)
     if (shuffle_questions or vary_structure) and not exam:
         raise UserError("--shuffle-questions and --vary-structure apply to an exam: add --versions N or --secret FILE")
@@ -76,7 +81,7 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
                           topic=topic, week=week, paper=paper, n=n)
     if exam and output is not None:
         _export_exam(selection, fmt=fmt, output=output, force=force, layout=layout, versions=versions, secret=secret,
-                     shuffle=shuffle_questions, hold=not vary_structure)
+                     shuffle=shuffle_questions, hold=not vary_structure, sheets=answer_sheets)
         return
     with bank_session() as session:
         check_filters(topic=topic, paper=paper)
@@ -97,7 +102,7 @@ def export(fmt: str, key: list[str] | None, topic: str | None, week: int | None,
 
 
 def _export_exam(selection: Selection, *, fmt: str, output: Path, force: bool, layout: Layout, versions: int,
-                 secret: Path | None, shuffle: bool, hold: bool) -> None:
+                 secret: Path | None, shuffle: bool, hold: bool, sheets: bool) -> None:
     """An exam: the versions from the course secret, then the papers (or LMS file), key, grid and CSV."""
     from quizzer.bank.location import database_url
     from quizzer.bank.store import get_template
@@ -121,7 +126,7 @@ def _export_exam(selection: Selection, *, fmt: str, output: Path, force: bool, l
         made = make_exam(instances, lambda name: get_template(session=session, key=name), key, selection.seed,
                          versions, hold=hold, shuffle=shuffle)
     for path in export_exam(made, selection, fmt=fmt, output=output, force=force, layout=layout,
-                            exam_options=options):
+                            exam_options=options, sheets=sheets):
         print(str(path))
     print(differences(made), file=sys.stderr)
     if fmt == "moodle":
@@ -147,14 +152,22 @@ def _note_cloze_marks(instances: list[Instance], selection: Selection, fmt: str)
     arg("-f", "--format", dest="fmt", choices=("text", "md", "html", "json"), default="text", help="Output format."),
     arg("-o", "--output", type=Path, metavar="PATH", help="File to write (default: standard output)."),
     arg("--force", action="store_true", help="Overwrite the file if it exists."),
+    arg("--results", type=Path, metavar="CSV",
+        help="Instead of the bank: the item analysis of a class's results from another system "
+             "(learner,question,score[,version][,answered_at])."),
 )
-def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, force: bool) -> None:
+def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, force: bool,
+           results: Path | None) -> None:
     """The teacher's report on every profile in the bank.
 
     Mastery by topic, frequent misconceptions, the hardest questions and the learners who are
     behind."""
     from quizzer.common.clock import utcnow
     from quizzer.common.files import check_targets, write_files
+
+    if results is not None:
+        _report_results(results, fmt, output, force, scoped=bool(paper or topic))
+        return
     from quizzer.reporting.queries import load_class
     from quizzer.reporting.render import RENDERERS
     from quizzer.reporting.report import build_report, require_answers
@@ -175,3 +188,25 @@ def report(paper: str | None, topic: str | None, fmt: str, output: Path | None, 
     write_files([(output, document.encode("utf-8"))])
     print(f"Wrote the {fmt} report on {result.learners} learner(s) and {result.attempts} answer(s) "
           f"to {output}.")
+
+
+def _report_results(results: Path, fmt: str, output: Path | None, force: bool, *, scoped: bool) -> None:
+    """``report --results``: the item analysis of a results file, computed from the file alone."""
+    from quizzer.common.files import check_targets, write_files
+    from quizzer.reporting.items import analyse_items
+    from quizzer.reporting.render import render_item_analysis
+    from quizzer.reporting.results import read_results
+
+    if scoped:
+        raise UserError("--paper and --topic select the bank's questions, not a results file's", where="--results")
+    if output is not None:
+        check_targets([output], force=force)
+    attempts, questions = read_results(results)
+    learners = len({attempt.learner for attempt in attempts})
+    title = f"Item analysis of {results.name}: {learners} learners, {len(questions)} questions"
+    document = render_item_analysis(analyse_items(attempts, questions), fmt, title)
+    if output is None:
+        sys.stdout.write(document)
+        return
+    write_files([(output, document.encode("utf-8"))])
+    print(f"Wrote the {fmt} item analysis of {learners} learner(s) to {output}.")

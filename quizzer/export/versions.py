@@ -132,9 +132,10 @@ def build_papers(exam: Exam, selection: Selection, fmt: str, output: Path, layou
 
 
 def export_exam(exam: Exam, selection: Selection, *, fmt: str, output: Path, force: bool = False,
-                layout: Layout = PLAIN, exam_options: tuple[str, ...] = ()) -> tuple[Path, ...]:
+                layout: Layout = PLAIN, exam_options: tuple[str, ...] = (), sheets: bool = False) -> tuple[Path, ...]:
     """Render and write every version's paper (or, for an LMS, the one file holding them all), the answer
-    key, the grid and ``exam-key.csv``; the paths written."""
+    key, the grid and ``exam-key.csv`` (and with ``sheets``, the answer sheets and their manifest:
+    :mod:`quizzer.export.sheets`); the paths written."""
     from quizzer.export import FORMATS
     from quizzer.export.keygrid import exam_key_csv, render_grid
 
@@ -154,6 +155,10 @@ def export_exam(exam: Exam, selection: Selection, *, fmt: str, output: Path, for
     grid_suffix = FORMATS[document].suffix
     files.append((output.with_name(f"{stem}-grid{grid_suffix}"), render_grid(papers, exam, document)))
     files.append((output.with_name(f"{stem}-key.csv"), exam_key_csv(papers)))
+    if sheets:
+        from quizzer.export.sheets import sheet_files
+
+        files += sheet_files(papers, output)
     check_targets([path for path, _ in files], force=force)
     write_files(files)
     return tuple(path for path, _ in files)

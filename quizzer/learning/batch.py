@@ -31,6 +31,7 @@ from sqlmodel import Session
 from quizzer.bank.db import begin_write
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.store import part_keys, stored_template, template_keys
+from quizzer.common.clock import Clock, utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
 from quizzer.grading.parts import PartVerdict
@@ -153,8 +154,10 @@ def _seconds(value: Any) -> float | None:
 class BatchGrader:
     """Grades lines against the bank's templates, recording each for its learner unless ``dry_run``."""
 
-    def __init__(self, session: Session, catalog: Catalog, *, profile: str, dry_run: bool) -> None:
+    def __init__(self, session: Session, catalog: Catalog, *, profile: str, dry_run: bool,
+                 clock: Clock = utcnow) -> None:
         self.session, self.catalog, self.profile, self.dry_run = session, catalog, profile, dry_run
+        self.clock = clock  # when the answers were given: now, or a paper exam's date (quizzer scan)
         # Parsed on first use: a batch answers a few of the bank's questions, and parsing them all
         # cost half a second before the first line was graded.
         self.templates: dict[str, Template | None] = {}
@@ -230,7 +233,7 @@ class BatchGrader:
             # commit at its release, and the new profile must wait for the batch's one commit.
             begin_write(self.session)
             learner = ensure_learner(session=self.session, name=name, commit=False)
-            self.studies[name] = Study(self.session, self.catalog, learner, commit_each=False)
+            self.studies[name] = Study(self.session, self.catalog, learner, clock=self.clock, commit_each=False)
         return self.studies[name]
 
 

@@ -31,6 +31,8 @@ from datetime import UTC, datetime, timedelta
 
 from fsrs import Card, Rating, Scheduler, State
 
+from quizzer.grading.verdict import rating_named
+
 __all__ = ["Rating", "ReviewState", "SCHEDULER", "State", "TYPICAL_SECONDS", "expected_seconds_for", "is_due",
            "new_state", "overdue", "rating_for", "require_utc", "retrievability", "review"]
 
@@ -146,7 +148,7 @@ def rating_for(verdict: str, score: float, seconds: float | None, kind: str,
     """The FSRS rating for a graded attempt (``self_rating`` for text: again / hard / good / easy)."""
     if kind == "text" and self_rating is not None:
         # Self-graded: the student's own judgement is the rating, whatever the time taken.
-        word = self_rating.strip().casefold()
+        word = rating_named(self_rating) or ""  # as the grader read it: "3", "g" and "good" are one rating
         if word not in SELF_RATINGS:
             raise ValueError(f"self-rating must be one of {sorted(SELF_RATINGS)}, got {self_rating!r}")
         return SELF_RATINGS[word]

@@ -29,25 +29,31 @@ learners have a first try in scope, on first tries scored right (score 1) or not
 questions with at least ``MIN_ITEM_LEARNERS`` learners: with fewer, the estimates' standard
 errors are wider than the differences a teacher would act on.
 
+**Variants.**  A question asked with different numbers (each version of an exam has its own seed; imported
+results may name a ``version``) is compared variant by variant, on first tries right (score 1) or not:
+each variant with at least ``MIN_VARIANT_LEARNERS`` learners against the question's other variants
+pooled, by a two-sided two-proportion z test (pooled standard error: the chi-square test of a 2 × 2 table
+without continuity correction, R's ``prop.test(correct = FALSE)``), the p-values of one question's
+variants adjusted by Holm's method when there are more than two (so that 30 versions do not flag one by
+chance; two variants are a single comparison); a variant whose adjusted p is below
+``VARIANT_ALPHA`` is flagged significantly *easier* or *harder* than its siblings.
+
 **Per paper.**  The questions of each routed paper summed up: how many, their learners and
 attempts, mean facility and discrimination, and how many are flagged.
 """
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from quizzer.grading.parse import preview
 from quizzer.learning.mastery import as_utc
+from quizzer.reporting.classdata import ClassAttempt, Question
 from quizzer.reporting.rasch import Estimate, RaschFit, fit_rasch
-from quizzer.templates.schema import Template
-
-if TYPE_CHECKING:  # the report imports this module: its attempt record is only named here
-    from quizzer.reporting.report import ClassAttempt
 
 TOO_EASY = 0.95
 TOO_HARD = 0.2
@@ -59,6 +65,8 @@ MIN_UPPER_MISTAKES = 3
 MIN_DISCRIMINATION_LEARNERS = 20
 MISTAKE_Z = 2.0  # one-sided, about a 2% chance of flagging a mistake the thirds make alike
 MIN_IRT_LEARNERS = 30
+MIN_VARIANT_LEARNERS = 10
+VARIANT_ALPHA = 0.05
 TOP_WRONG = 3
 GROUPS = ("lower", "middle", "upper")
 
@@ -79,6 +87,19 @@ class Flag:
 
 
 @dataclass(frozen=True)
+class VariantStats:
+    """One variant of a question (a version of the exam, or a seed) against the question's other variants."""
+
+    variant: str
+    learners: int
+    facility: float  # share right at the first try
+    others: float  # the same over the question's other variants
+    z: float
+    p: float  # two-sided, Holm-adjusted over the question's variants
+    flag: str  # "easier", "harder" or ""
+
+
+@dataclass(frozen=True)
 class ItemStats:
     key: str
     title: str
@@ -93,6 +114,7 @@ class ItemStats:
     median_seconds: float | None
     flags: tuple[Flag, ...]
     difficulty: Estimate | None  # Rasch, logits
+    variants: tuple[VariantStats, ...] = ()  # with two variants or more of MIN_VARIANT_LEARNERS learners
 
 
 @dataclass(frozen=True)
@@ -114,7 +136,7 @@ class ItemAnalysis:
     rasch_rule: str  # why there is (or is not) a Rasch fit, in words
 
 
-def analyse_items(attempts: Sequence[ClassAttempt], templates: Mapping[str, Template]) -> ItemAnalysis:
+def analyse_items(attempts: Sequence[ClassAttempt], templates: Mapping[str, Question]) -> ItemAnalysis:
     """Item statistics, flags and (with enough learners) the Rasch fit for the questions in ``templates``."""
     mine = [a for a in attempts if a.key in templates]
     first = _first_tries(mine)
@@ -175,7 +197,7 @@ def _shares(counter: Counter[str], total: int) -> tuple[Share, ...]:
                  [:TOP_WRONG])
 
 
-def _shown(response: str, template: Template) -> str:
+def _shown(response: str, template: Question) -> str:
     """A response as the report lists it: an expression as maths (as the student saw it read), else as typed."""
     if template.kind == "expression":
         read = preview("expression", response, variables=template.variables)
@@ -184,7 +206,7 @@ def _shown(response: str, template: Template) -> str:
     return response.strip()
 
 
-def _item(key: str, template: Template, history: Sequence[ClassAttempt],
+def _item(key: str, template: Question, history: Sequence[ClassAttempt],
           first: Mapping[str, Mapping[str, ClassAttempt]], totals: Mapping[str, float],
           rasch: RaschFit | None) -> ItemStats:
     firsts = [answers[key] for answers in first.values() if key in answers]
@@ -199,11 +221,44 @@ def _item(key: str, template: Template, history: Sequence[ClassAttempt],
     return ItemStats(
         key=key, title=history[0].title(template), paper=template.paper, attempts=len(history), learners=len(firsts),
         facility=facility, discrimination=discrimination, groups=(lower, middle, upper),
-        wrong_answers=_shares(Counter(_shown(a.response, template) for a in wrong), len(wrong)),
+        wrong_answers=_shares(Counter(_shown(a.response, template) for a in wrong if a.response), len(wrong)),
         mistakes=_shares(Counter(a.misconception for a in wrong if a.misconception), len(wrong)),
         median_seconds=statistics.median(times) if times else None,
         flags=_flags(facility, discrimination, thirds) if enough else (),
-        difficulty=rasch.difficulties.get(key) if rasch else None)
+        difficulty=rasch.difficulties.get(key) if rasch else None, variants=compare_variants(firsts))
+
+
+def compare_variants(firsts: Sequence[ClassAttempt]) -> tuple[VariantStats, ...]:
+    """Each variant with enough learners against the others pooled (two-proportion z, Holm-adjusted)."""
+    groups: dict[str, list[int]] = defaultdict(list)
+    for attempt in firsts:
+        groups[attempt.variant].append(int(attempt.score >= 1.0))
+    big = sorted(variant for variant, rights in groups.items() if len(rights) >= MIN_VARIANT_LEARNERS)
+    if len(big) < 2:
+        return ()
+    everyone = [right for rights in groups.values() for right in rights]
+    tests = []
+    for variant in big:
+        mine = groups[variant]
+        right, n = sum(mine), len(mine)
+        other_right, other_n = sum(everyone) - right, len(everyone) - n
+        z = _z_more(right, n, other_right, other_n)
+        tests.append((variant, n, right / n, other_right / other_n, z, math.erfc(abs(z) / math.sqrt(2))))
+    # Two variants are one comparison (each against the other), not two to adjust for.
+    adjusted = _holm([p for *_, p in tests]) if len(tests) > 2 else [p for *_, p in tests]
+    return tuple(VariantStats(variant, n, facility, others, z, p,
+                              ("easier" if z > 0 else "harder") if p < VARIANT_ALPHA else "")
+                 for (variant, n, facility, others, z, _), p in zip(tests, adjusted, strict=True))
+
+
+def _holm(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjustment: the k-th smallest p times (m − k + 1), kept monotone, at most 1."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted, running = [0.0] * len(p_values), 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
 
 
 def _flags(facility: float, discrimination: float | None, thirds: list[list[ClassAttempt]]) -> tuple[Flag, ...]:
@@ -250,7 +305,7 @@ def _z_more(k1: int, n1: int, k2: int, n2: int) -> float:
 
 
 def _papers(items: Sequence[ItemStats], attempts: Sequence[ClassAttempt],
-            templates: Mapping[str, Template]) -> list[PaperStats]:
+            templates: Mapping[str, Question]) -> list[PaperStats]:
     rows = []
     for paper in sorted({item.paper for item in items if item.paper}):
         mine = [item for item in items if item.paper == paper]

@@ -11,7 +11,7 @@ from sqlmodel.sql.expression import Select
 from quizzer.bank.models import Attempt, Learner
 from quizzer.bank.readonly import parse_stored
 from quizzer.bank.store import select_templates
-from quizzer.reporting.report import ClassAttempt, ClassData
+from quizzer.reporting.classdata import ClassAttempt, ClassData
 
 
 def load_class(*, session: Session, paper: str | None = None, topic: str | None = None) -> ClassData:

@@ -11,6 +11,7 @@ import textwrap
 from collections.abc import Callable
 from datetime import datetime
 
+from quizzer.reporting.items import ItemAnalysis
 from quizzer.reporting.render_items import HEADING, html_section, markdown_section, text_section
 from quizzer.reporting.report import (
     BINS,
@@ -244,8 +245,12 @@ def render_html(report: ClassReport) -> str:
                  for b in report.behind]], {1, 2}, "Nobody."),
         *html_section(report.items, _table),
     ]
+    return _page(_title(report), sections)
+
+
+def _page(title: str, sections: list[str]) -> str:
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{_e(_title(report))}</title><style>{STYLE}</style></head><body>\n"
+            f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>\n"
             + "\n".join(sections) + "\n</body></html>\n")
 
 
@@ -262,3 +267,14 @@ def render_json(report: ClassReport) -> str:
 
 RENDERERS: dict[str, Callable[[ClassReport], str]] = {
     "text": render_text, "md": render_markdown, "html": render_html, "json": render_json}
+
+
+def render_item_analysis(analysis: ItemAnalysis, fmt: str, title: str) -> str:
+    """The item analysis alone (``quizzer report --results``: a class's results from another system)."""
+    if fmt == "json":
+        return json.dumps(dataclasses.asdict(analysis), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "md":
+        return "\n".join([f"# {title}", "", *markdown_section(analysis)]) + "\n"
+    if fmt == "html":
+        return _page(title, [f"<h1>{_e(title)}</h1>", *html_section(analysis, _table)])
+    return "\n".join([title, *text_section(analysis, WIDTH)]) + "\n"

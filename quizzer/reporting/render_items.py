@@ -17,6 +17,7 @@ from quizzer.reporting.items import (
     ItemAnalysis,
     ItemStats,
     Share,
+    VariantStats,
 )
 from quizzer.reporting.rasch import Estimate
 
@@ -26,7 +27,21 @@ HEADING = "Item analysis"
 EXPLAIN = (f"One first try per learner and question. Facility = mean first-try score; discrimination = corrected "
            f"item-rest correlation. Flags (questions tried by {MIN_ITEM_LEARNERS}+ learners): too easy > {TOO_EASY}, "
            f"too hard < {TOO_HARD}, not discriminating < {LOW_DISCRIMINATION} or negative, a mistake the upper "
-           "third makes more than the lower. Wrong answers and mistakes: shares of the attempts not right.")
+           "third makes more than the lower; a variant (version, seed) significantly easier or harder than its "
+           "siblings (two-proportion z, Holm-adjusted p < 0.05). Wrong answers and mistakes: shares of the attempts "
+           "not right.")
+
+
+def variant_flags(item: ItemStats) -> list[str]:
+    """``variant B easier: 0.92 right at the first try vs 0.61 over the other variants (…, z = +3.4, p = 0.002)``;
+    p Holm-adjusted over the question's variants when it has more than two."""
+    return [_variant(v) for v in item.variants if v.flag]
+
+
+def _variant(v: VariantStats) -> str:
+    p = "p < 0.001" if v.p < 0.001 else f"p = {v.p:.3f}"
+    return (f"variant {v.variant} {v.flag}: {v.facility:.2f} right at the first try vs {v.others:.2f} over the "
+            f"other variants ({v.learners} learners; two-proportion z = {v.z:+.1f}, {p})")
 
 
 def _signed(value: float | None) -> str:
@@ -69,7 +84,7 @@ def _rasch_note(analysis: ItemAnalysis) -> str:
     extremes = [f"{len(fit.extreme_items)} question(s)" if fit.extreme_items else "",
                 f"{len(fit.extreme_learners)} learner(s)" if fit.extreme_learners else ""]
     left_out = " and ".join(e for e in extremes if e)
-    return (f"{note}. Joint ML, logits, difficulties centred at 0; ± one standard error"
+    return (f"{note}. Conditional ML (as eRm), logits, difficulties centred at 0; ± one standard error"
             + (f"; not estimated (all right or all wrong): {left_out}" if left_out else "") + ".")
 
 
@@ -87,8 +102,9 @@ def text_section(analysis: ItemAnalysis, width: int) -> list[str]:
         lines.append(_fit(f"      wrong answers: {_shares(item.wrong_answers, quoted=True)}", width))
         if item.mistakes:
             lines.append(_fit(f"      mistakes: {_shares(item.mistakes, quoted=False)}", width))
-        lines += [line for flag in item.flags for line in textwrap.wrap(
-            f"⚑ {flag.kind}: {flag.reason}", width, initial_indent="      ", subsequent_indent="        ")]
+        reasons = [f"{flag.kind}: {flag.reason}" for flag in item.flags] + variant_flags(item)
+        lines += [line for reason in reasons for line in textwrap.wrap(
+            f"⚑ {reason}", width, initial_indent="      ", subsequent_indent="        ")]
     if analysis.papers:
         lines += ["", "  By paper", f"  {'paper':<14} {'questions':>9} {'learners':>8} {'attempts':>8} "
                                     f"{'facility':>8} {'discr':>6} {'flagged':>7}"]
@@ -119,7 +135,8 @@ def markdown_section(analysis: ItemAnalysis) -> list[str]:
              "|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     lines += [row([f"`{i.key}`", str(i.learners), str(i.attempts), f"{i.facility:.2f}", _signed(i.discrimination),
                    _estimate(i.difficulty), _seconds(i.median_seconds), _shares(i.wrong_answers, quoted=True),
-                   _shares(i.mistakes, quoted=False), "; ".join(f"**{f.kind}**: {f.reason}" for f in i.flags)])
+                   _shares(i.mistakes, quoted=False),
+                   "; ".join([*(f"**{f.kind}**: {f.reason}" for f in i.flags), *variant_flags(i)])])
               for i in analysis.items]
     if analysis.papers:
         lines += ["", "### By paper", "",
@@ -184,6 +201,10 @@ def html_section(analysis: ItemAnalysis, make: Table) -> list[str]:
                 make(["Question", "Flag", "Why", "By third"],
                      [[[f"<code>{_e(i.key)}</code>" if n == 0 else "", _e(f.kind), _e(f.reason), flag_svg(f)]
                        for n, f in enumerate(i.flags)] for i in _flagged(analysis.items)], set(), "No flags.")]
+    if variants := [(i, text) for i in analysis.items for text in variant_flags(i)]:
+        sections += ["<h3>Variants easier or harder than their siblings</h3>",
+                     make(["Question", "Variant"], [[[f"<code>{_e(i.key)}</code>", _e(text)] for i, text in variants]],
+                          set(), "")]
     if analysis.papers:
         sections += ["<h3>By paper</h3>",
                      make(["Paper", "Questions", "Learners", "Attempts", "Mean facility", "Mean discrimination",

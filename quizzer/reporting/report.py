@@ -31,9 +31,9 @@ from datetime import datetime, timedelta
 
 from quizzer.common.errors import UserError
 from quizzer.learning.mastery import DEFAULTS, GradedAttempt, MasteryParams, TopicMastery, as_utc, replay
+from quizzer.reporting.classdata import ClassAttempt, ClassData
 from quizzer.reporting.items import ItemAnalysis, analyse_items
 from quizzer.templates.catalog import Catalog
-from quizzer.templates.parts import part_name
 from quizzer.templates.schema import Template
 
 BINS = 5  # histogram of mastery in fifths: [0, .2), [.2, .4), …, [.8, 1]
@@ -42,43 +42,6 @@ HARDEST = 10
 TOP_MISCONCEPTIONS = 3
 RECENT_DAYS = 7
 RECENT_MINIMUM = 5
-
-
-@dataclass(frozen=True)
-class ClassAttempt:
-    """One recorded attempt, with whose it is."""
-
-    learner: str
-    key: str
-    seed: int
-    verdict: str
-    score: float
-    misconception: str | None
-    seconds: float | None
-    at: datetime
-    response: str = ""  # as typed; only the item analysis reads it
-    part: str | None = None  # the part's label, for a part of a multi-part question
-
-    @property
-    def question(self) -> str:
-        """What was answered, as the report counts it: the question's key, or ``KEY (b)`` for a part of a
-        multi-part question.  Each part is asked and marked on its own: counted as the whole, a learner who
-        left (a) and (b) blank and got (c) right was "right first try" on it."""
-        return part_name(self.key, self.part)
-
-    def title(self, template: Template) -> str:
-        """The question's title, with the part's label."""
-        return part_name(template.title, self.part)
-
-
-@dataclass(frozen=True)
-class ClassData:
-    """What the report is computed from: every profile (including those with no attempts yet),
-    the templates in scope by key, and every learner's attempts on them."""
-
-    learners: list[str]
-    templates: dict[str, Template]
-    attempts: list[ClassAttempt]
 
 
 @dataclass(frozen=True)

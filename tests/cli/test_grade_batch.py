@@ -104,3 +104,14 @@ def test_batch_refuses_a_key_of_its_own_and_a_missing_file(tmp_path: Path) -> No
     assert code == 2 and "cannot read the file" in err
     code, _, err = run("grade", Q277, "--seed", "0")
     assert code == 2 and "missing --answer" in err
+
+
+@pytest.mark.parametrize("rating", ["3", "g", "good", " Good "])
+def test_a_recall_card_rated_by_number_or_letter_is_recorded(tmp_path: Path, bundled_bank: Path, rating: str) -> None:
+    """The grader reads "3" and "g" as "good"; the review card takes the same rating (it used to crash)."""
+    file = tmp_path / "class.csv"
+    file.write_text(f'key,seed,answer,learner\n2026T2_ET_AN Q3,0,"{rating}",ada\n', encoding="utf-8")
+    code, out, err = run("grade", "--batch", str(file))
+    assert code == 0, err
+    assert results(out)[0]["verdict"] == "correct"
+    assert rows(bundled_bank, "SELECT COUNT(*) FROM reviewcard") == [(1,)]

@@ -13,8 +13,8 @@ import pytest
 from quizzer.grading.parse import preview
 from quizzer.grading.readers import read_expression
 from quizzer.grading.verdict import grade
+from quizzer.reporting.classdata import ClassAttempt
 from quizzer.reporting.items import analyse_items
-from quizzer.reporting.report import ClassAttempt
 from quizzer.text.exprtext import expression_unicode
 from quizzer.tui.widgets.question_view import feedback_markdown
 from tests.bundled_templates import bundled, instance

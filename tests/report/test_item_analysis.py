@@ -1,10 +1,11 @@
 """Item analysis checked against a class whose truth is known (``bench/simulated_class.py``):
 learners with abilities, questions with difficulties, answers drawn from the Rasch model, one
 question with a deliberately wrong key.  The numbers are also checked against independent
-computations (NumPy's correlation, the ML score equations), on SQLite and PostgreSQL."""
+computations (NumPy's correlation, the conditional ML equations by brute force), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import statistics
 from datetime import UTC, datetime, timedelta
@@ -105,7 +106,9 @@ def test_facility_and_discrimination_match_an_independent_computation(simulated:
 
 
 def test_the_fit_solves_the_likelihood_equations() -> None:
-    """At the joint ML estimate every learner's and every item's expected score equals the observed one."""
+    """At the conditional ML estimate every item's expected score given each learner's raw score equals the
+    observed one, computed here by brute force over all 2^I answer patterns (not by the module's elementary
+    symmetric functions); each learner's ability solves their ML score equation given the difficulties."""
     rng = np.random.default_rng(7)
     theta, b = rng.normal(size=40), np.linspace(-1.5, 1.5, 12)
     right = rng.random((40, 12)) < 1 / (1 + np.exp(b[None, :] - theta[:, None]))
@@ -116,12 +119,17 @@ def test_the_fit_solves_the_likelihood_equations() -> None:
     learners, items = sorted(fit.abilities), sorted(fit.difficulties)
     th = np.array([fit.abilities[n].value for n in learners])
     bb = np.array([fit.difficulties[i].value for i in items])
-    p = 1 / (1 + np.exp(bb[None, :] - th[:, None]))
     observed = right[np.ix_([int(n[1:]) for n in learners], [int(i[1:]) for i in items])]
+    patterns = np.array(list(itertools.product([0, 1], repeat=len(items))), dtype=float)  # [2^I, I]
+    weights = np.exp(-patterns @ bb)
+    scores = patterns.sum(axis=1)
+    expected = sum((weights[scores == r] @ patterns[scores == r]) / weights[scores == r].sum()
+                   for r in observed.sum(axis=1))
+    assert np.allclose(expected, observed.sum(axis=0), atol=1e-3)
+    p = 1 / (1 + np.exp(bb[None, :] - th[:, None]))
     assert np.allclose(p.sum(axis=1), observed.sum(axis=1), atol=1e-3)
-    assert np.allclose(p.sum(axis=0), observed.sum(axis=0), atol=1e-3)
     assert abs(bb.mean()) < 1e-9
-    assert fit.difficulties["i5"].se == pytest.approx(1 / np.sqrt((p * (1 - p))[:, items.index("i5")].sum()))
+    assert fit.abilities["n5"].se == pytest.approx(1 / np.sqrt((p * (1 - p))[learners.index("n5")].sum()))
 
 
 def test_too_few_learners_get_no_rasch_fit_and_say_why(simulated: SimulatedClass,

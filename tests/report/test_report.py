@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from quizzer.learning.mastery import DEFAULTS
+from quizzer.reporting.classdata import ClassAttempt
 from quizzer.reporting.render import RENDERERS
 from quizzer.reporting.report import (
     BINS,
     MIN_LEARNERS,
     RECENT_MINIMUM,
-    ClassAttempt,
     ClassReport,
     build_report,
     quartile_shown,
