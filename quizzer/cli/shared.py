@@ -56,6 +56,16 @@ def read_text(file: Path) -> str:
         raise UserError(f"cannot read the file: {reason}", where=str(file)) from None
 
 
+def validate_for_bank(files: list[Path], seeds: int) -> list[Any]:
+    """``quizzer validate`` and ``quizzer add``: one validation, so a file is valid exactly when it would be
+    added — with every export's rendering checked on every seed and the engine-slip report, both inside
+    each template's validation budget (SECURITY.md)."""
+    from quizzer.export.renderable import ExportCheck
+    from quizzer.templates.validate import validate_files
+
+    return validate_files(files, seeds=seeds, check=ExportCheck, slips=True)
+
+
 def one_question(key: str) -> tuple[Any, int | None]:
     """The question a one-question command needs: its template and, for a routed ID that a part of a
     multi-part question carries, that part's index (else None).  Read with the standard library from
