@@ -38,6 +38,7 @@ from quizzer.cli import practice, profiles, questions, teacher
 from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import current_profile_name
+from quizzer.common.untrusted import terminal_safe, terminal_safe_stdout
 
 KILLED_BY_SIGPIPE = 128 + 13  # the status a shell reports for a process killed by SIGPIPE (signal 13)
 
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         try:
-            run(sys.argv[1:] if argv is None else argv)
+            with terminal_safe_stdout():
+                run(sys.argv[1:] if argv is None else argv)
         finally:  # --help exits from inside run(): flushed here, not at exit, a reader gone away is met below
             sys.stdout.flush()
     except BrokenPipeError:
@@ -122,4 +124,4 @@ def main(argv: list[str] | None = None) -> None:
 
 def _say(message: str) -> None:
     """``quizzer: message`` on stderr, one line even if the message quoted something with a line break."""
-    print("quizzer: " + " ".join(message.splitlines()), file=sys.stderr)
+    print("quizzer: " + terminal_safe(" ".join(message.splitlines())), file=sys.stderr)

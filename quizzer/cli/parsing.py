@@ -136,7 +136,8 @@ class Bounded(msgspec.Struct, frozen=True):
         if not math.isfinite(value):  # nan compares false with every bound, and inf is no amount of anything
             raise argparse.ArgumentTypeError(f"{quoted(text)} is not a finite number ({self.range})")
         if value < self.low or (self.high is not None and value > self.high):
-            raise argparse.ArgumentTypeError(f"{quoted(text)} is out of range ({self.range})")
+            raise argparse.ArgumentTypeError(f"{text if len(text) <= 40 else quoted(text, 40)} is out of range "
+                                             f"({self.range})")
         return value
 
     @property

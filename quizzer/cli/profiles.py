@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quizzer.cli.parsing import arg, takes
-from quizzer.cli.shared import JSON, bank_session, read_text
+from quizzer.cli.shared import JSON, bank_session
 
 
 @takes(JSON, learner=True)
@@ -83,11 +83,12 @@ def import_progress(file: Path, profile: str) -> None:
     """Add a progress file to the current profile.
 
     Its attempts and review states: all or nothing, and importing the same file again adds nothing."""
+    from quizzer.common.userfiles import read_bounded
+    from quizzer.learning.progress import MAX_PROGRESS_BYTES, read_document
     from quizzer.learning.progress import import_progress as merge
-    from quizzer.learning.progress import read_document
 
     where = "<stdin>" if str(file) == "-" else str(file)
-    document = read_document(read_text(file), where=where)
+    document = read_document(read_bounded(file, limit=MAX_PROGRESS_BYTES, what="a progress file"), where=where)
     with bank_session() as session:
         report = merge(session=session, document=document, profile=profile, where=where)
         session.commit()

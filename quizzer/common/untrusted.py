@@ -10,7 +10,11 @@ a line can hold.  ``visible_key`` is what two texts that look the same have in c
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
 
 # A whole escape sequence goes, not just its ESC (else "[2J" would be left on the screen): CSI (ESC [ or the
 # 8-bit 0x9B), OSC/DCS/APC/PM/SOS strings up to their terminator, and two-character escapes.
@@ -51,3 +55,30 @@ def visible_key(text: str) -> str:
     characters removed, case and spacing ignored.  Two texts with the same key look alike."""
     folded = unicodedata.normalize("NFKC", DEFAULT_IGNORABLE.sub("", text))
     return "".join(DEFAULT_IGNORABLE.sub("", folded).split()).casefold()
+
+
+class _SafeText:
+    """A text stream whose writes pass through ``terminal_safe``; everything else is the stream's own."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:  # flush, buffer (binary exports), isatty, fileno, encoding
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def terminal_safe_stdout() -> Iterator[None]:
+    """While a command runs, everything it prints passes through ``terminal_safe`` (the CLI's one place:
+    a key, a name, a response read from a bank or a file cannot reach the terminal as an escape).  The
+    Textual app writes to ``sys.__stdout__``/``__stderr__``, untouched."""
+    original = sys.stdout
+    sys.stdout = _SafeText(original)  # a TextIO in all a command uses of it
+    try:
+        yield
+    finally:
+        sys.stdout = original

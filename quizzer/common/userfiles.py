@@ -39,7 +39,8 @@ def read_bounded(file: Path, *, limit: int, what: str) -> str:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise UserError(f"line {line}: not UTF-8 text (byte {exc.start:,})", where=str(file)) from None
+        raise UserError(f"cannot read the file: not UTF-8 text (line {line}, byte {exc.start:,})",
+                        where=str(file)) from None
 
 
 def json_depth(text: str) -> tuple[int, int]:
