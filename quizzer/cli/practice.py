@@ -210,7 +210,7 @@ def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
     from quizzer.learning.batch import MAX_BATCH_BYTES, BatchGrader, read_lines
     from quizzer.templates.catalog import load_catalog
 
-    lines = read_lines(read_bounded(file, limit=MAX_BATCH_BYTES, what="a batch file"))
+    lines = read_lines(read_bounded(file, limit=MAX_BATCH_BYTES, what="a batch file"), where=str(file))
     with bank_session() as session:
         grader = BatchGrader(session, load_catalog(), profile=profile, dry_run=dry_run)
         results = list(grader.results(lines))

@@ -62,13 +62,13 @@ def export_progress(file: Path, force: bool, profile: str) -> None:
 
     Its attempts and review states."""
     from quizzer.bank.learners import find_learner
+    from quizzer.learning.progress import document_text, write_document
     from quizzer.learning.progress import export_progress as export
-    from quizzer.learning.progress import write_document
 
     with bank_session() as session:
         document = export(session=session, learner=find_learner(session=session, name=profile))
     if str(file) == "-":
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(document_text(document, where="-"))
         return
     write_document(document, file, force=force)
     print(f"Exported {len(document['attempts'])} attempt(s) and {len(document['reviews'])} review state(s) "

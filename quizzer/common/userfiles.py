@@ -19,7 +19,7 @@ from quizzer.common.untrusted import quoted
 MAX_SECONDS = 24 * 60 * 60  # time spent on one answer: a day is already a left-open window
 # A string in JSON (its escapes included), then the brackets that are left.
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKETS = re.compile(r"[\[\]{}]")
+_BRACKETS = re.compile(r"[\[\]{}\n]")  # and the line breaks, counted as they come
 
 
 def read_bounded(file: Path, *, limit: int, what: str) -> str:
@@ -46,13 +46,18 @@ def read_bounded(file: Path, *, limit: int, what: str) -> str:
 def json_depth(text: str) -> tuple[int, int]:
     """How deep the JSON ``text`` nests (a flat object is 1), and the line where it is deepest: measured on
     the brackets outside strings, before anything is parsed (so no recursion can run away)."""
-    depth = deepest = line = 0
+    depth = deepest = deepest_line = 0
+    line = 1
     bare = _JSON_STRING.sub(lambda string: "\n" * string.group().count("\n"), text)
     for found in _BRACKETS.finditer(bare):
-        depth += 1 if found.group() in "[{" else -1
+        mark = found.group()
+        if mark == "\n":
+            line += 1
+            continue
+        depth += 1 if mark in "[{" else -1
         if depth > deepest:
-            deepest, line = depth, bare.count("\n", 0, found.start()) + 1
-    return deepest, line
+            deepest, deepest_line = depth, line
+    return deepest, deepest_line
 
 
 def seconds_taken(value: Any, *, field: str = "'seconds'") -> float:

@@ -83,27 +83,28 @@ class BadLine(Exception):
         self.number = number
 
 
-def read_lines(text: str) -> list[Line | BadLine]:
+def read_lines(text: str, *, where: str | None = None) -> list[Line | BadLine]:
     """Every answer line of a CSV or JSON Lines file, or why it cannot be read; read in full first, so a
     file that cannot be read as a whole (broken CSV quoting, too many lines) is refused before anything is
     graded, with the line where it went wrong."""
     lines: list[Line | BadLine] = []
-    reader = _json_lines(text) if text.lstrip().startswith("{") else _csv_lines(text)
+    reader = _json_lines(text) if text.lstrip().startswith("{") else _csv_lines(text, where)
     for line in reader:
         lines.append(line)
         if len(lines) > MAX_BATCH_LINES:
-            raise UserError(f"line {line.number}: a batch holds at most {MAX_BATCH_LINES:,} answers; split the file")
+            raise UserError(f"line {line.number}: a batch holds at most {MAX_BATCH_LINES:,} answers; split the file",
+                            where=where)
     return lines
 
 
-def _csv_lines(text: str) -> Iterator[Line | BadLine]:
+def _csv_lines(text: str, where: str | None) -> Iterator[Line | BadLine]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [name for name in REQUIRED if name not in header]
     unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
     if missing or unknown:
         problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
-        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})")
+        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})", where=where)
     reader.fieldnames = header
     rows = iter(reader)
     while True:
@@ -112,7 +113,8 @@ def _csv_lines(text: str) -> Iterator[Line | BadLine]:
         except StopIteration:
             return
         except csv.Error as exc:  # an unclosed quote running to a field over the csv module's limit
-            raise UserError(f"line {reader.line_num}: not readable as CSV ({exc}); nothing was graded") from None
+            raise UserError(f"line {reader.line_num + 1}: not readable as CSV ({exc}); nothing was graded",
+                            where=where) from None
         number = reader.line_num
         if None in row or any(value is None for value in row.values()):
             yield BadLine(number, f"expected {len(header)} fields, as in the header")

@@ -179,7 +179,17 @@ def export_progress(*, session: Session, learner: Learner) -> dict[str, Any]:
 def write_document(document: dict[str, Any], path: Path, *, force: bool) -> None:
     """Write JSON atomically: a crash leaves the old file or the new one, never half of one.
     An existing file is replaced only with ``force``."""
-    write_checked(path, (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8"), force=force)
+    write_checked(path, (document_text(document, where=str(path)) + "\n").encode("utf-8"), force=force)
+
+
+def document_text(document: dict[str, Any], *, where: str) -> str:
+    """The document as JSON text; JSON has no Infinity or NaN, so a bank holding one (damaged) is refused
+    rather than written as a file no reader, this one included, would read back."""
+    try:
+        return json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError:
+        raise UserError("the bank holds a number that is not finite (damaged?); nothing was written",
+                        where=where) from None
 
 
 # --- import -------------------------------------------------------------------------------
