@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from quizzer.cli.parsing import Bounded, arg, between, takes
 from quizzer.cli.shared import JSON, bank_session, check_filters, one_question
 from quizzer.common.errors import UserError
-from quizzer.common.untrusted import quoted
+from quizzer.common.untrusted import control_character, quoted
 from quizzer.common.userfiles import MAX_SECONDS
 from quizzer.templates import MAX_SEED
 
@@ -82,6 +82,9 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
             raise UserError("--batch takes its keys, seeds, answers and times from the file", where="--batch")
         _grade_batch(batch, profile=profile, dry_run=dry_run)
         return
+    control = next((found for text in answer or () if (found := control_character(text))), None)
+    if control:  # the answer is stored as typed, and shown again in the app's history
+        raise UserError(f"an answer may not hold a {control}", where="--answer")
     if key is None or seed is None or answer is None:
         missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")

@@ -42,6 +42,13 @@ def terminal_safe(text: str) -> str:
     return CONTROL.sub("", _ESCAPE_SEQUENCE.sub("", text))
 
 
+def control_character(text: str) -> str | None:
+    """``control character U+001B`` for the first character of ``text`` a terminal would act on, or None:
+    what a file or a typed answer may not store (it would be shown again, in the app, raw)."""
+    found = CONTROL.search(text)
+    return None if found is None else f"control character U+{ord(found.group()[0]):04X}"
+
+
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     """``'text'`` for a message, safe for a terminal and at most ``limit`` characters of it, with how
     long the rest is: a refusal never repeats a 100,000-character input."""

@@ -39,7 +39,7 @@ from quizzer.bank.learners import ensure_learner
 from quizzer.bank.store import part_keys, stored_template, template_keys
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
-from quizzer.common.untrusted import quoted
+from quizzer.common.untrusted import control_character, quoted
 from quizzer.common.userfiles import json_depth, seconds_taken
 from quizzer.grading.parse import MAX_ANSWER_CHARS
 from quizzer.grading.parts import PartVerdict
@@ -156,6 +156,9 @@ def _line(number: int, record: dict[str, Any]) -> Line | BadLine:
             raise ValueError("'key' must be text and 'answer' text or a number")
         if len(key) > MAX_KEY_CHARS:
             raise ValueError(f"'key' is {len(key):,} characters long; a question key is at most {MAX_KEY_CHARS}")
+        control = control_character(str(answer))
+        if control:  # it would be stored, and shown again in the app's history
+            raise ValueError(f"'answer' holds a {control}")
         if len(str(answer)) > MAX_ANSWER_CHARS:
             raise ValueError(f"'answer' is {len(str(answer)):,} characters long; an answer is at most "
                              f"{MAX_ANSWER_CHARS:,}, as in the answer box")

@@ -41,7 +41,7 @@ from quizzer.bank.models import Attempt, Learner, ReviewCard, Template
 from quizzer.common.clock import utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.files import write_checked
-from quizzer.common.untrusted import CONTROL, quoted
+from quizzer.common.untrusted import control_character, quoted
 from quizzer.common.userfiles import MAX_SECONDS, json_depth
 from quizzer.grading.parse import MAX_ANSWER_CHARS
 from quizzer.learning.mastery import as_utc
@@ -60,9 +60,9 @@ MAX_DUE = timedelta(days=36_600)  # FSRS's longest interval is 100 years
 
 def _plain(text: str) -> str:
     """Text that reaches a terminal (history, the report): no control characters."""
-    found = CONTROL.search(text)
-    if found:
-        raise ValueError(f"control character U+{ord(found.group()[0]):04X} is not allowed")
+    control = control_character(text)
+    if control:
+        raise ValueError(f"{control} is not allowed")
     return text
 
 

@@ -74,6 +74,8 @@ CASES: dict[str, Case] = {
     "batch-seed-of-5000-digits": (csv(f"{KEY},{'9' * 5000},18944000,ada,3"), BATCH,
                                   "'seed' must be a whole number from 0 to", "line"),
     "batch-superscript-seed": (csv(f"{KEY},²,18944000,ada,3"), BATCH, "'seed' must be a whole number", "line"),
+    "batch-escape-in-an-answer-that-grades-correct": (csv(f"{KEY},0,18944000{ESC}[2J{ESC}]0;x{chr(7)},ada,3"), BATCH,
+                                                      "'answer' holds a control character U+001B", "line"),
     "batch-learner-name-with-escape": (csv(f"{KEY},0,18944000,ad{ESC}[2Ja,3"), BATCH, "invalid profile name", "line"),
     "progress-dev-zero": ("/dev/zero", PROGRESS, "a progress file may be at most 8,388,608 bytes", "refused"),
     "progress-array-200000-deep": (b"[" * DEEP + b"]" * DEEP, PROGRESS, "nests 200,000 deep", "refused"),

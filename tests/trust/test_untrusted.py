@@ -109,3 +109,22 @@ def test_scalars_read_alike_by_both_yaml_versions(text: str, ambiguous: bool) ->
     assert (ambiguous_scalar(plain(text)) is not None) is ambiguous
     quoted = yaml.ScalarEvent(None, None, (False, True), text)
     assert ambiguous_scalar(quoted) is None  # in quotes it is text in both
+
+
+def test_a_typed_answer_holding_an_escape_is_refused_and_nothing_recorded(bundled_bank: Path) -> None:
+    """It grades correct once cleaned, but it would be stored as typed and shown raw in the app's history."""
+    import sqlite3
+
+    from tests.cli_runner import run
+
+    code, out, err = run("grade", "2024T3_Q1_NA Q277", "--seed", "0", "--answer", f"18944000{ESC}[2J")
+    assert code == 2 and out == "" and err == "quizzer: --answer: an answer may not hold a control character U+001B\n"
+    with sqlite3.connect(bundled_bank) as db:
+        assert db.execute("SELECT count(*) FROM attempt").fetchone() == (0,)
+
+
+def test_a_refusal_quotes_at_most_80_characters_of_a_long_answer(bundled_bank: Path) -> None:
+    from tests.cli_runner import run
+
+    code, _, err = run("grade", "2024T3_Q1_NA Q277", "--seed", "0", "--answer", "1" * 100_000, "--dry-run")
+    assert code == 2 and "(100,000 characters)" in err and len(err) < 250
