@@ -38,6 +38,7 @@ from quizzer.cli import accounts, practice, profiles, questions, scanning, teach
 from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import current_profile_name
+from quizzer.common.untrusted import terminal_safe, terminal_safe_stdout
 
 KILLED_BY_SIGPIPE = 128 + 13  # the status a shell reports for a process killed by SIGPIPE (signal 13)
 
@@ -106,7 +107,8 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     try:
         try:
-            run(sys.argv[1:] if argv is None else argv)
+            with terminal_safe_stdout():
+                run(sys.argv[1:] if argv is None else argv)
         finally:  # --help exits from inside run(): flushed here, not at exit, a reader gone away is met below
             sys.stdout.flush()
     except BrokenPipeError:
@@ -129,4 +131,4 @@ def main(argv: list[str] | None = None) -> None:
 
 def _say(message: str) -> None:
     """``quizzer: message`` on stderr, one line even if the message quoted something with a line break."""
-    print("quizzer: " + " ".join(message.splitlines()), file=sys.stderr)
+    print("quizzer: " + terminal_safe(" ".join(message.splitlines())), file=sys.stderr)

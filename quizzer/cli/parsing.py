@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import math
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from typing import Any, NoReturn, TypeVar
 import msgspec
 
 from quizzer.common.errors import did_you_mean
+from quizzer.common.untrusted import quoted
 
 F = TypeVar("F", bound=Callable[..., None])
 Argument = tuple[tuple[str, ...], dict[str, Any]]  # add_argument's positional and keyword arguments
@@ -130,9 +132,12 @@ class Bounded(msgspec.Struct, frozen=True):
             value = self.kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{text!r} is not a {'whole number' if self.kind is int else 'number'}") from None
+                f"{quoted(text)} is not a {'whole number' if self.kind is int else 'number'}") from None
+        if not math.isfinite(value):  # nan compares false with every bound, and inf is no amount of anything
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a finite number ({self.range})")
         if value < self.low or (self.high is not None and value > self.high):
-            raise argparse.ArgumentTypeError(f"{text} is out of range ({self.range})")
+            raise argparse.ArgumentTypeError(f"{text if len(text) <= 40 else quoted(text, 40)} is out of range "
+                                             f"({self.range})")
         return value
 
     @property

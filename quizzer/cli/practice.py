@@ -17,9 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from quizzer.cli.parsing import arg, at_least, between, takes
-from quizzer.cli.shared import JSON, bank_session, check_filters, one_question, read_text
+from quizzer.cli.parsing import Bounded, arg, between, takes
+from quizzer.cli.shared import JSON, bank_session, check_filters, one_question
 from quizzer.common.errors import UserError
+from quizzer.common.untrusted import control_character, quoted
+from quizzer.common.userfiles import MAX_SECONDS
 from quizzer.templates import MAX_SEED
 
 if TYPE_CHECKING:
@@ -67,7 +69,7 @@ def practise(topic: str | None, week: int | None, paper: str | None, profile: st
                                                    "or JSON Lines file; prints one JSON result per line."),
     JSON,
     arg("--dry-run", action="store_true", help="Grade without recording the attempt."),
-    arg("--seconds", type=at_least(0, kind=float), help="Time taken, recorded with the attempt."),
+    arg("--seconds", type=Bounded(float, 0, MAX_SECONDS), help="Time taken, recorded with the attempt."),
     learner=True,
 )
 def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Path | None, as_json: bool,
@@ -80,6 +82,9 @@ def grade(key: str | None, seed: int | None, answer: list[str] | None, batch: Pa
             raise UserError("--batch takes its keys, seeds, answers and times from the file", where="--batch")
         _grade_batch(batch, profile=profile, dry_run=dry_run)
         return
+    control = next((found for text in answer or () if (found := control_character(text))), None)
+    if control:  # the answer is stored as typed, and shown again in the app's history
+        raise UserError(f"an answer may not hold a {control}", where="--answer")
     if key is None or seed is None or answer is None:
         missing = next(name for name, value in (("KEY", key), ("--seed", seed), ("--answer", answer)) if value is None)
         raise UserError(f"missing {missing} (or grade a file with --batch FILE)", where="grade")
@@ -126,7 +131,7 @@ def _grade_one(template: Template, part: int | None, seed: int, answer: str, *, 
     instance = whole.parts[part].question if part is not None else whole  # a part of a chain, on its own
     verdict = grade_answer(instance.spec, answer)
     if verdict.verdict == "invalid":
-        raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {answer!r}")
+        raise UserError(f"could not read the answer: {verdict.feedback}", where=f"--answer {quoted(answer)}")
     if dry_run:
         return verdict
     from quizzer.grading.parts import PartVerdict
@@ -204,18 +209,18 @@ def _print_parts(result: dict[str, Any], verdicts: Sequence[PartVerdict], *, as_
 
 def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
     """JSON Lines out, one result per input line; exit status 2 when any line was bad."""
-    from quizzer.learning.batch import BatchGrader, read_lines
+    from quizzer.common.userfiles import read_bounded
+    from quizzer.learning.batch import MAX_BATCH_BYTES, BatchGrader, read_lines
     from quizzer.templates.catalog import load_catalog
 
-    text = read_text(file)
-    bad = False
+    lines = read_lines(read_bounded(file, limit=MAX_BATCH_BYTES, what="a batch file"), where=str(file))
     with bank_session() as session:
         grader = BatchGrader(session, load_catalog(), profile=profile, dry_run=dry_run)
-        for result in grader.results(read_lines(text)):
-            bad = bad or "error" in result
-            print(json.dumps(result, ensure_ascii=False))
-        session.commit()
-    if bad:
+        results = list(grader.results(lines))
+        session.commit()  # before anything is printed: no line says "recorded" that is not in the bank
+    for result in results:
+        print(json.dumps(result, ensure_ascii=False))
+    if any("error" in result for result in results):
         sys.exit(2)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from quizzer.cli.parsing import arg, takes
-from quizzer.cli.shared import JSON, bank_session, read_text
+from quizzer.cli.shared import JSON, bank_session
 
 
 @takes(JSON, learner=True)
@@ -62,13 +62,13 @@ def export_progress(file: Path, force: bool, profile: str) -> None:
 
     Its attempts and review states."""
     from quizzer.bank.learners import find_learner
+    from quizzer.learning.progress import document_text, write_document
     from quizzer.learning.progress import export_progress as export
-    from quizzer.learning.progress import write_document
 
     with bank_session() as session:
         document = export(session=session, learner=find_learner(session=session, name=profile))
     if str(file) == "-":
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(document_text(document, where="-"))
         return
     write_document(document, file, force=force)
     print(f"Exported {len(document['attempts'])} attempt(s) and {len(document['reviews'])} review state(s) "
@@ -83,11 +83,12 @@ def import_progress(file: Path, profile: str) -> None:
     """Add a progress file to the current profile.
 
     Its attempts and review states: all or nothing, and importing the same file again adds nothing."""
+    from quizzer.common.userfiles import read_bounded
+    from quizzer.learning.progress import MAX_PROGRESS_BYTES, read_document
     from quizzer.learning.progress import import_progress as merge
-    from quizzer.learning.progress import read_document
 
     where = "<stdin>" if str(file) == "-" else str(file)
-    document = read_document(read_text(file), where=where)
+    document = read_document(read_bounded(file, limit=MAX_PROGRESS_BYTES, what="a progress file"), where=where)
     with bank_session() as session:
         report = merge(session=session, document=document, profile=profile, where=where)
         session.commit()

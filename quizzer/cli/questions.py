@@ -13,7 +13,15 @@ from pathlib import Path
 from typing import Any
 
 from quizzer.cli.parsing import arg, at_least, between, takes
-from quizzer.cli.shared import JSON, SELECTION, bank_session, check_filters, note_repeats, one_question
+from quizzer.cli.shared import (
+    JSON,
+    SELECTION,
+    bank_session,
+    check_filters,
+    note_repeats,
+    one_question,
+    validate_for_bank,
+)
 from quizzer.templates import VALIDATION_SEEDS
 
 TEMPLATE_PATHS = arg("paths", nargs="*", type=Path, metavar="PATH",
@@ -37,14 +45,13 @@ def validate(paths: list[Path], seeds: int, all_slips: bool) -> None:
     Checks their structure and references, renders them over test seeds, and says which engine slips
     change each answer."""
     from quizzer.templates.catalog import questions_dir
-    from quizzer.templates.slip_coverage import coverage_table, template_slips
+    from quizzer.templates.slip_coverage import coverage_table
     from quizzer.templates.sources import template_files
-    from quizzer.templates.validate import validate_files
 
     files = template_files(paths or [questions_dir()])
-    loaded = validate_files(files, seeds=seeds)
+    loaded = validate_for_bank(files, seeds)
     print(f"{len(loaded)} template(s) valid, each test-rendered over {seeds} seeds.")
-    slips = [template_slips(item.template) for item in loaded]
+    slips = [item.slips for item in loaded if item.slips is not None]  # each computed inside its budget
     if all_slips:
         print(coverage_table(slips))
     else:
@@ -84,9 +91,8 @@ def add(files: list[Path], seeds: int) -> None:
     calls it valid."""
     from quizzer.bank.store import import_templates
     from quizzer.templates.sources import template_files
-    from quizzer.templates.validate import validate_files
 
-    loaded = validate_files(template_files(files), seeds=seeds)
+    loaded = validate_for_bank(template_files(files), seeds)
     with bank_session() as session:
         report = import_templates(session=session, loaded=loaded)
         session.commit()

@@ -20,6 +20,8 @@ from quizzer.common.errors import UserError, did_you_mean
 if TYPE_CHECKING:
     from sqlmodel import Session
 
+    from quizzer.templates.validate import LoadedTemplate
+
 JSON = arg("--json", dest="as_json", action="store_true", help="Print JSON.")
 # Which questions `generate` and `export` take (each adds its own --seed).
 SELECTION = (
@@ -57,6 +59,16 @@ def read_text(file: Path) -> str:
 
 
 PRACTICE_PREFIX = "practice/"  # every bundled practice question's key starts with it
+
+
+def validate_for_bank(files: list[Path], seeds: int) -> list[LoadedTemplate]:
+    """``quizzer validate`` and ``quizzer add``: one validation, so a file is valid exactly when it would be
+    added — with every export's rendering checked on every seed and the engine-slip report, both inside
+    each template's validation budget (SECURITY.md)."""
+    from quizzer.export.renderable import ExportCheck
+    from quizzer.templates.validate import validate_files
+
+    return validate_files(files, seeds=seeds, check=ExportCheck, slips=True)
 
 
 def one_question(key: str) -> tuple[Any, int | None]:

@@ -14,6 +14,7 @@ import os
 import re
 
 from quizzer.common.errors import UserError
+from quizzer.common.untrusted import quoted
 
 PROFILE_ENV = "QUIZZER_PROFILE"
 FALLBACK_NAME = "student"
@@ -26,7 +27,7 @@ def valid_name(name: str, *, where: str) -> str:
     """``name`` without surrounding spaces, or a UserError saying what a profile name may be."""
     cleaned = name.strip()
     if not VALID_NAME.fullmatch(cleaned):
-        raise UserError(f"invalid profile name {name!r}: use {NAME_RULE}", where=where)
+        raise UserError(f"invalid profile name {quoted(name, 40)}: use {NAME_RULE}", where=where)
     return cleaned
 
 

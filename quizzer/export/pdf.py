@@ -58,7 +58,7 @@ def render_key(papers: list[Paper]) -> bytes:
         body = "\n#pagebreak()\n".join(_answers(paper, root) for paper in papers)
         footer = escape_typst(f"Answer key · {papers[0].selection.describe()} · versions "
                               f"{papers[0].version}–{papers[-1].version}")
-        return _preamble("Answer key", footer, papers[0].layout.paper_size) + body
+        return preamble("Answer key", footer, papers[0].layout.paper_size) + body
     return _compile(source)
 
 
@@ -79,10 +79,10 @@ def typst_source(paper: Paper, sections: tuple[Section, ...], root: Path) -> str
     body = "\n#pagebreak()\n".join(_SECTIONS[section](paper, root) for section in sections)
     footer = escape_typst(f"{paper.title} · paper code {paper.code}" if paper.exam and sections == ("paper",) else
                           f"{paper.title} · seed {paper.selection.seed}")
-    return _preamble(paper.title, footer, paper.layout.paper_size) + body
+    return preamble(paper.title, footer, paper.layout.paper_size) + body
 
 
-def _preamble(title: str, footer: str, paper_size: str) -> str:
+def preamble(title: str, footer: str, paper_size: str) -> str:
     paper = _string(TYPST_PAPER[paper_size])
     return PREAMBLE.replace("TITLE", _string(title)).replace("FOOTER", footer).replace("PAPER", paper)
 

@@ -294,7 +294,10 @@ class _Parser:
         opening = self.delimiter()
         body = self.sequence(stops=("\\right",))
         self.expect("\\right")
-        return _Piece(f"lr({opening} {body} {self.delimiter()})")
+        closing = self.delimiter()
+        if not (opening and closing):  # "\left( … \right.": typst would pair a bare "(" with lr's own and
+            opening, closing = _lone(opening), _lone(closing)  # not typeset the paper ("unclosed delimiter")
+        return _Piece(f"lr({opening} {body} {closing})")
 
     def paired(self, name: str) -> _Piece:
         """``\\lVert x \\rVert`` → ``norm(x)``: typst spaces a lone ``‖`` like an operator."""
@@ -364,6 +367,11 @@ _HANDLERS = {
     "begin": _Parser.begin,
     "not": _Parser.negation,
 }
+
+
+def _lone(delimiter: str) -> str:
+    """A bracket without its partner, escaped: the same glyph, which typst does not pair."""
+    return f"\\{delimiter}" if delimiter in ("(", ")", "[", "]") else delimiter
 
 
 def _operator(word: str, *, limits: bool = False) -> str:

@@ -23,7 +23,10 @@ def nice_ticks(low: float, high: float, *, most: int) -> list[float]:
     step = nice_step(low, high, most=most)
     slack = step * 1e-9
     first, last = math.ceil((low - slack) / step), math.floor((high + slack) / step)
-    return [round(i * step, 12) for i in range(first, last + 1)]
+    # Rounded to a few digits below the step, not to a fixed 12 decimals: values around 1e-17 would all
+    # round to 0 (a zero step, and a math domain error in every export's figure).
+    digits = 3 - math.floor(math.log10(step))
+    return [round(i * step, digits) for i in range(first, last + 1)]
 
 
 def tick_labels(ticks: list[float]) -> list[str]:

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Sequence
 
+from quizzer.common.untrusted import DEFAULT_IGNORABLE, visible_key
 from quizzer.grading.describe import option_letter
 from quizzer.grading.readers import as_float, read_real, split_at_depth_zero, strip_outer
 from quizzer.grading.typed import AnswerFormatError, clean, normalize, quote
@@ -39,11 +40,22 @@ def _bare(text: str) -> str:
 
 
 def _option_key(text: str) -> str:
-    """Compare option texts ignoring case, spacing, maths dollars and how the maths was typed."""
-    text = _bare(text)
+    """Compare option texts ignoring case, spacing, maths dollars, how the maths was typed and what cannot be
+    seen (NFKC, invisible characters)."""
+    text = _bare(DEFAULT_IGNORABLE.sub("", text))
     with contextlib.suppress(AnswerFormatError):  # an unreadable option is compared as typed
         text = normalize(clean(text))
-    return re.sub(r"\s+", "", text).casefold()
+    return visible_key(text)
+
+
+def look_alike(options: Sequence[str]) -> tuple[int, int] | None:
+    """The positions of two options a learner cannot tell apart by typing what they read (the same key),
+    or None: typing the second would pick the first."""
+    keys = [_option_key(option) for option in options]
+    for later, key in enumerate(keys):
+        if key in keys[:later]:
+            return keys.index(key), later
+    return None
 
 
 def _numeric(text: str) -> float | None:

@@ -511,8 +511,10 @@ def _as_array_if_numeric(items: list[Any]) -> Any:
 
 def _check_power(base: Any, exponent: Any) -> int:
     whole = isinstance(base, int) and isinstance(exponent, int) and not isinstance(base, bool)
-    if whole and exponent > 0 and abs(base) > 1 and abs(base).bit_length() * exponent > MAX_INT_BITS:
-        raise ExprError(f"{base}**{exponent} is too large")
+    # The result has floor(exponent·log2|base|) + 1 bits: the same limit as any other way of building it
+    # ((2**2000)*(2**2000) is allowed, so 2**4000 is too), checked before Python computes it.
+    if whole and exponent > 0 and abs(base) > 1 and exponent * math.log2(abs(base)) >= MAX_INT_BITS:
+        raise ExprError(f"{str(base)[:20]}**{str(exponent)[:20]} is too large (limit {MAX_INT_BITS} bits)")
     return check_broadcast(base, exponent)
 
 
@@ -605,7 +607,7 @@ def bounded(value: Any) -> Any:
         return value
     if isinstance(value, int):  # a bool has a fixed size: it returned above
         if value.bit_length() > MAX_INT_BITS:
-            raise ExprError("a whole number is too large")
+            raise ExprError(f"a whole number is too large (limit {MAX_INT_BITS} bits)")
         return value
     if kind is str and len(value) <= MAX_STRING_CHARS:  # the text of every formatter
         return value

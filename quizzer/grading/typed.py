@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from quizzer.common.errors import did_you_mean
+from quizzer.common.untrusted import terminal_safe
 from quizzer.grading.expr import MATH_CONSTANTS, Compiled, ExprError, compile_expr, evaluate
 
 # `inf` is left out on purpose: no typed answer may be infinite.
@@ -299,7 +300,7 @@ _NOT_ARITHMETIC = {
 def quote(text: str) -> str:
     """The student's text, quoted and shortened for a message."""
     shown = text if len(text) <= 40 else text[:39] + "…"
-    return "'" + shown.replace("\n", " ") + "'"
+    return "'" + terminal_safe(shown.replace("\n", " ")) + "'"
 
 
 def compile_typed(source: str, typed: str, what: str) -> Compiled:

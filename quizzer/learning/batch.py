@@ -13,7 +13,13 @@ one: a class's file is one piece of work, recorded whole or not at all.
 
 One result comes out per input line, in order, with the fields of ``quizzer grade --json`` and the
 line number; a line that cannot be graded (an unknown key, a bad seed, an unreadable answer) gets
-``{"line": n, "error": "…"}`` and the others are still graded.
+``{"line": n, "error": "…"}`` and the others are still graded.  The results are printed after the
+commit, so no line is reported as recorded that is not in the bank.
+
+The file is bounded (SECURITY.md): at most ``MAX_BATCH_BYTES`` and ``MAX_BATCH_LINES`` answers, read in
+full before anything is graded (a CSV that cannot be parsed, or too many lines, is one line naming where,
+and nothing is graded); each JSON line is one flat object; a key, an answer and a learner's name have
+their lengths, a seed and the seconds their ranges, each refused on its own line.
 """
 
 from __future__ import annotations
@@ -21,8 +27,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -34,6 +40,9 @@ from quizzer.bank.store import part_keys, stored_template, template_keys
 from quizzer.common.clock import Clock, utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
+from quizzer.common.untrusted import control_character, quoted
+from quizzer.common.userfiles import json_depth, seconds_taken
+from quizzer.grading.parse import MAX_ANSWER_CHARS
 from quizzer.grading.parts import PartVerdict
 from quizzer.grading.verdict import Verdict, grade
 from quizzer.learning.study import Study
@@ -45,6 +54,10 @@ from quizzer.templates.schema import Template
 
 REQUIRED = ("key", "seed", "answer")
 OPTIONAL = ("learner", "seconds")
+MAX_BATCH_BYTES = 16 * 2**20  # a class of 300 answering 100 questions is about 3 MB
+MAX_BATCH_LINES = 100_000
+MAX_KEY_CHARS = 200
+_SEED = re.compile(r"[0-9]{1,18}")  # the longest key or routed part name is under 70
 INSTANCES_KEPT = 4096  # a class answering one paper shares a few (key, seed) pairs: compute each once
 VERDICTS_KEPT = 65536
 K = TypeVar("K")
@@ -71,24 +84,38 @@ class BadLine(Exception):
         self.number = number
 
 
-def read_lines(text: str) -> Iterator[Line | BadLine]:
-    """Every answer line of a CSV or JSON Lines file, or why it cannot be read."""
-    if text.lstrip().startswith("{"):
-        yield from _json_lines(text)
-    else:
-        yield from _csv_lines(text)
+def read_lines(text: str, *, where: str | None = None) -> list[Line | BadLine]:
+    """Every answer line of a CSV or JSON Lines file, or why it cannot be read; read in full first, so a
+    file that cannot be read as a whole (broken CSV quoting, too many lines) is refused before anything is
+    graded, with the line where it went wrong."""
+    lines: list[Line | BadLine] = []
+    reader = _json_lines(text) if text.lstrip().startswith("{") else _csv_lines(text, where)
+    for line in reader:
+        lines.append(line)
+        if len(lines) > MAX_BATCH_LINES:
+            raise UserError(f"line {line.number}: a batch holds at most {MAX_BATCH_LINES:,} answers; split the file",
+                            where=where)
+    return lines
 
 
-def _csv_lines(text: str) -> Iterator[Line | BadLine]:
+def _csv_lines(text: str, where: str | None) -> Iterator[Line | BadLine]:
     reader = csv.DictReader(io.StringIO(text, newline=""))
     header = [name.strip() for name in reader.fieldnames or []]
     missing = [name for name in REQUIRED if name not in header]
     unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
     if missing or unknown:
         problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
-        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})")
+        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})", where=where)
     reader.fieldnames = header
-    for row in reader:
+    rows = iter(reader)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except csv.Error as exc:  # an unclosed quote running to a field over the csv module's limit
+            raise UserError(f"line {reader.line_num + 1}: not readable as CSV ({exc}); nothing was graded",
+                            where=where) from None
         number = reader.line_num
         if None in row or any(value is None for value in row.values()):
             yield BadLine(number, f"expected {len(header)} fields, as in the header")
@@ -99,6 +126,10 @@ def _csv_lines(text: str) -> Iterator[Line | BadLine]:
 def _json_lines(text: str) -> Iterator[Line | BadLine]:
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
+            continue
+        depth, _ = json_depth(raw)
+        if depth > 1:  # measured before parsing: a line 200,000 brackets deep never reaches the parser
+            yield BadLine(number, f"a line is one flat JSON object of keys and values; this one nests {depth:,} deep")
             continue
         try:
             record = json.loads(raw)
@@ -124,31 +155,29 @@ def _line(number: int, record: dict[str, Any]) -> Line | BadLine:
         key, answer = record["key"], record["answer"]
         if not isinstance(key, str) or not isinstance(answer, str | int | float) or isinstance(answer, bool):
             raise ValueError("'key' must be text and 'answer' text or a number")
+        if len(key) > MAX_KEY_CHARS:
+            raise ValueError(f"'key' is {len(key):,} characters long; a question key is at most {MAX_KEY_CHARS}")
+        control = control_character(str(answer))
+        if control:  # it would be stored, and shown again in the app's history
+            raise ValueError(f"'answer' holds a {control}")
+        if len(str(answer)) > MAX_ANSWER_CHARS:
+            raise ValueError(f"'answer' is {len(str(answer)):,} characters long; an answer is at most "
+                             f"{MAX_ANSWER_CHARS:,}, as in the answer box")
         learner = record.get("learner") or None
         if learner is not None:
             learner = valid_name(str(learner), where="'learner'")
-        return Line(number, key.strip(), _seed(record["seed"]), str(answer), learner, _seconds(record.get("seconds")))
+        seconds = record.get("seconds")
+        return Line(number, key.strip(), _seed(record["seed"]), str(answer), learner,
+                    None if seconds in (None, "") else seconds_taken(seconds))
     except (ValueError, UserError) as exc:
         return BadLine(number, str(exc))
 
 
 def _seed(value: Any) -> int:
     text = str(value).strip()
-    if isinstance(value, bool) or not text.isdigit() or int(text) > MAX_SEED:
-        raise ValueError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {text[:40]!r}")
+    if isinstance(value, bool) or not _SEED.fullmatch(text) or int(text) > MAX_SEED:  # ASCII digits, not 5,000
+        raise ValueError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {quoted(text, 40)}")
     return int(text)
-
-
-def _seconds(value: Any) -> float | None:
-    if value in (None, ""):
-        return None
-    try:
-        seconds = float(value)
-    except (TypeError, ValueError):
-        seconds = math.nan
-    if isinstance(value, bool) or not (math.isfinite(seconds) and seconds >= 0):
-        raise ValueError(f"'seconds' must be a number of seconds ≥ 0, got {str(value)[:40]!r}")
-    return seconds
 
 
 class BatchGrader:
@@ -166,7 +195,7 @@ class BatchGrader:
         self.instances: dict[tuple[str, int], Instance] = {}
         self.verdicts: dict[tuple[str, int, str], Verdict] = {}
 
-    def results(self, lines: Iterator[Line | BadLine]) -> Iterator[dict[str, Any]]:
+    def results(self, lines: Iterable[Line | BadLine]) -> Iterator[dict[str, Any]]:
         """One result per line, in order: the verdict, or the line's error.  After the last one, the
         recorded answers are in the session, for the caller to commit."""
         for line in lines:
@@ -186,7 +215,7 @@ class BatchGrader:
         learner = line.learner or self.profile
         verdict = self._verdict(line, instance)
         if verdict.verdict == "invalid":  # checked before a learner is created for it
-            raise BadLine(line.number, f"could not read the answer {line.answer[:60]!r}: {verdict.feedback}")
+            raise BadLine(line.number, f"could not read the answer {quoted(line.answer, 60)}: {verdict.feedback}")
         if not self.dry_run and part is not None:
             self._study(learner).record_parts(whole, [(PartVerdict(whole.parts[part].label, verdict), line.answer)],
                                               line.seconds)
@@ -214,7 +243,7 @@ class BatchGrader:
         template = self.templates[key]
         if template is None:
             known = [*template_keys(session=self.session), *self.parts]
-            raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, known)}")
+            raise BadLine(line.number, f"unknown question {quoted(line.key)}{did_you_mean(line.key, known)}")
         labels = LABELS[:len(template.parts or ())]
         if template.parts and part is None:
             raise BadLine(line.number, f"{line.key!r} is a multi-part question (parts {', '.join(labels)}): a line "

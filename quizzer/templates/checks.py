@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from quizzer.common.errors import TemplateError
+from quizzer.grading.choices import look_alike
 from quizzer.grading.describe import describe
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import examined_pair_inverted
@@ -103,8 +104,12 @@ def check_instance(instance: Instance) -> None:
             check_instance(part.question)
         except TemplateError as exc:
             raise in_part(exc, index) from None
-    if len(set(instance.choices)) != len(instance.choices):
-        raise TemplateError("field 'choices': two choices render to the same text")
+    twins = look_alike(instance.choices)
+    if twins:  # the same text, or texts that read the same ('Yes' and 'Yes' + U+200B, '１' and '1')
+        first, second = (ascii(instance.choices[i])[:80] for i in twins)
+        field = "items" if instance.kind == "order" else "choices"
+        raise TemplateError(f"field {field!r}: two {field} render to the same text as a learner reads and types "
+                            f"it ({first} and {second}), so typing one could pick the other")
     if instance.kind in ("choice", "multi"):
         return  # misconceptions there name distractors, which the schema keeps apart from correct choices
     spec = instance.spec

@@ -13,6 +13,8 @@ import msgspec
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
 
 from quizzer.common.errors import TemplateError
+from quizzer.common.untrusted import CONTROL
+from quizzer.templates.characters import ambiguous_scalar, character_problem, ignorable_outside_prose
 from quizzer.templates.schema import MAX_BOUND, Template
 from quizzer.templates.schema_errors import describe_error, line_of
 
@@ -50,6 +52,10 @@ def load_text(text: str, *, where: str) -> Template:
     """Parse YAML (safe loader, no aliases, bounded depth) and validate it as a Template."""
     if len(text.encode("utf-8")) > MAX_FILE_BYTES:
         raise TemplateError(f"template text is larger than {MAX_FILE_BYTES:,} bytes", where=where)
+    unreadable = character_problem(text)  # before YAML reads it (a raw NUL would be a ReaderError)
+    if unreadable:
+        line, column, problem = unreadable
+        raise TemplateError(problem, where=f"{where}:{line}:{column}")
     node, data = _parse_yaml(text, where)
     if not isinstance(data, dict):
         raise TemplateError("a template file must be a YAML mapping of fields (key:, title:, ...)", where=where)
@@ -143,9 +149,6 @@ def _unbuildable(loader: Any, node: yaml.Node, path: tuple[str, ...]) -> Iterato
 # (!!python/object, !!python/name, custom tags) is refused before anything is built.
 _DATA_TAGS = {f"tag:yaml.org,2002:{name}" for name in ("null", "bool", "int", "float", "str", "seq", "map")}
 _LONG_INTEGER = re.compile(r"[-+]?[0-9_]{1000,}")  # Python will not even convert 4300+ digits
-# Text reaches a terminal: escape sequences could clear it, retitle it or write the clipboard
-# (OSC 52), and bidirectional overrides could make a prompt read differently from what it says.
-_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 # Every mapping key in a template is a field or a name (a parameter, a derived value): plain ASCII,
 # so no space, newline, invisible character or look-alike letter can make two keys that read the
 # same differ, or a key read differently from what it is.
@@ -180,7 +183,8 @@ def _check_events(text: str, where: str) -> None:
             is_key = bool(stack) and stack[-1].mapping and stack[-1].expecting_key \
                 and isinstance(event, (yaml.ScalarEvent, yaml.CollectionStartEvent))
             problem = _event_problem(event, len(stack), documents) \
-                or (_key_problem(event, stack[-1]) if is_key else None)
+                or (_key_problem(event, stack[-1]) if is_key else None) \
+                or (_scalar_problem(event, path) if isinstance(event, yaml.ScalarEvent) else None)
             if problem:
                 named = (*path, event.value) if is_key and isinstance(event, yaml.ScalarEvent) else path
                 raise TemplateError(f"field {'.'.join(named) or '(top level)'!r}: {problem}",
@@ -203,11 +207,19 @@ def _event_problem(event: yaml.Event, depth: int, documents: int) -> str | None:
         shown = tag.replace("tag:yaml.org,2002:", "!!")
         return f"YAML tag {shown} is not allowed: templates are plain data and never run code"
     if isinstance(event, yaml.ScalarEvent):
-        control = _TERMINAL_CONTROL.search(event.value)
+        # Text reaches a terminal (escape sequences could clear it, retitle it or write the clipboard) and a
+        # reviewer (bidirectional controls make a prompt read differently from what it says).
+        control = CONTROL.search(event.value)
         if control:
             return f"control character U+{ord(control.group()):04X} is not allowed in a template's text"
         return _number_problem(event)
     return None
+
+
+def _scalar_problem(event: yaml.ScalarEvent, path: tuple[str, ...]) -> str | None:
+    """A value that reads differently from what loads (characters.py): invisible outside prose, or typed
+    one way by YAML 1.1 and another by YAML 1.2."""
+    return ignorable_outside_prose(event.value, path) or ambiguous_scalar(event)
 
 
 def _scalar_tag(event: yaml.ScalarEvent) -> str:

@@ -9,7 +9,7 @@ to the listed misconceptions' rule: typed as printed, it is graded back as itsel
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from engine.mutations import MUTATIONS
@@ -44,7 +44,10 @@ class TemplateSlips:
         return text
 
 
-def template_slips(template: Template, seeds: Iterable[int] = range(SLIP_SEEDS)) -> TemplateSlips:
+def template_slips(template: Template, seeds: Iterable[int] = range(SLIP_SEEDS),
+                   tick: Callable[[], None] = lambda: None) -> TemplateSlips:
+    """The slips of one template over ``seeds``; ``tick`` is called after every rerun (validation's budget
+    refuses there when the report would take longer than the file may)."""
     mutations = applicable_mutations(template)
     alters: set[str] = set()
     failing: set[str] = set()
@@ -56,6 +59,7 @@ def template_slips(template: Template, seeds: Iterable[int] = range(SLIP_SEEDS))
             if value is not None and not values_match(spec.kind, value, spec.expected, spec.tolerance,
                                                       sizes=spec.sizes):
                 alters.add(mutation.id)
+            tick()
         failing.update(not_graded_back(template, spec, discovered_answers(template, instance.values, spec)))
     order = [mutation.id for mutation in mutations]
     listed = {m.id for m in template.misconceptions}

@@ -15,10 +15,10 @@ loads the files, renders the seeds within the validation budget, and names where
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types-PyYAML is not a dependency)
@@ -26,6 +26,7 @@ import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints (types
 from quizzer.common.errors import FIELD_NAMED, TemplateError, TemplateErrors, did_you_mean
 from quizzer.grading.budget import Budget, processor_time
 from quizzer.templates import VALIDATION_SEEDS
+from quizzer.templates.answerable import check_answerable
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir
 from quizzer.templates.checks import (
     check_answer_varies,
@@ -38,11 +39,12 @@ from quizzer.templates.checks import (
 )
 from quizzer.templates.draw import template_where
 from quizzer.templates.formatting import show
-from quizzer.templates.instance import make_instance
+from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
 from quizzer.templates.parts import check_parts
 from quizzer.templates.schema import Template
 from quizzer.templates.schema_errors import line_of
+from quizzer.templates.slip_coverage import SLIP_SEEDS, TemplateSlips, template_slips
 from quizzer.templates.sources import template_files
 
 DEFAULT_SEEDS = VALIDATION_SEEDS
@@ -53,6 +55,16 @@ class LoadedTemplate:
     template: Template
     path: Path
     source: str
+    slips: TemplateSlips | None = None  # the engine slips that change its answer (``validate_files(slips=True)``)
+
+
+class InstanceCheck(Protocol):
+    """A check from a layer above (the exporters' rendering: quizzer.export.renderable), made afresh for
+    each template: called on every seed's instance, then ``finish``ed, inside the validation budget."""
+
+    def __call__(self, instance: Instance) -> None: ...
+
+    def finish(self) -> None: ...
 
 
 def check_references(template: Template, catalog: Catalog) -> None:
@@ -85,15 +97,16 @@ def check_references(template: Template, catalog: Catalog) -> None:
                   f"{did_you_mean(key, catalog.records)}")
 
 
-def check_renders(template: Template, seeds: Iterable[int]) -> int:
-    """Render every seed and check each instance, within the validation budget; returns how many seeds
-    were rendered."""
+def check_renders(template: Template, seeds: Iterable[int], check: InstanceCheck | None = None,
+                  spent: ValidationSpend | None = None) -> int:
+    """Render every seed and check each instance (and with ``check``), within the validation budget;
+    returns how many seeds were rendered."""
     seeds = list(seeds)
     answers: set[str] = set()  # the true/false or choice answers drawn
     chosen: dict[str, set[str]] = {name: set() for name, spec in template.params.items() if spec.choice}
     live: dict[str, set[int]] = {}  # per misconceptions list: which ever differed from the answer
     given: dict[tuple[str, tuple[int, ...]], tuple[float, int]] = {}  # a given entry's value, and its first seed
-    spent = ValidationSpend(template, len(seeds))
+    spent = spent or ValidationSpend(template, len(seeds))
     for seed in seeds:
         budget = Budget(fields=spent.fields)
         instance = None
@@ -117,10 +130,25 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
             live.setdefault(field, set()).update(indices)
         check_given_entries(template, instance, seed, given)
         spent.add(budget)
+        _check_usable(template, instance, check)  # after the seed's cost is counted: a costly file is refused as such
     check_answer_varies(template, answers, len(seeds))
     check_choices_drawn(template, chosen, len(seeds))
     check_misconceptions_differ(template, live, len(seeds))
+    if check is not None:
+        check.finish()
+        spent.check_total("rendering for every export")
     return len(seeds)
+
+
+def _check_usable(template: Template, instance: Instance, check: InstanceCheck | None) -> None:
+    """The answer typed back as printed (``answerable``), and what ``check`` adds (every export's rendering)."""
+    try:
+        check_answerable(instance)
+        if check is not None:
+            check(instance)
+    except TemplateError as exc:
+        raise TemplateError(f"seed {instance.seed}{_draw(template, instance.values)}: {exc.message}",
+                            where=template_where(template)) from None
 
 
 def _draw(template: Template, values: dict[str, Any] | None) -> str:
@@ -191,6 +219,14 @@ class ValidationSpend:
             self._refuse(f"{self.seeds} seeds would take about {projected_cpu:.0f} s of processor time "
                          f"(limit {MAX_VALIDATION_CPU_SECONDS:g} s)")
 
+    def check_total(self, what: str) -> None:
+        """After the work that follows the seeds (the exports' typesetting, the slip report): the processor
+        time so far, against the same limit."""
+        cpu = processor_time() - self.started
+        if cpu > MAX_VALIDATION_CPU_SECONDS:
+            fail(self.template, "answer", f"too costly to validate: the seeds and {what} took {cpu:.0f} s of "
+                 f"processor time (limit {MAX_VALIDATION_CPU_SECONDS:g} s)")
+
     def _projected(self, spent: float) -> Any:
         """``spent`` by the seeds rendered so far (not counting a canonical seed 0), scaled to all of them."""
         skipped = 1 if self.template.canonical else 0
@@ -203,11 +239,13 @@ class ValidationSpend:
         fail(self.template, costliest, f"too costly to validate: {what}; this field does {share} % of the work")
 
 
-def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list[LoadedTemplate]:
+def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS,
+                   check: Callable[[], InstanceCheck] | None = None, slips: bool = False) -> list[LoadedTemplate]:
     """Load, cross-check and test-render a set of files; all must pass or nothing is returned.
-    ``quizzer validate`` and ``quizzer add`` both come here, so a file is valid exactly when
-    it would be added.  Every broken file is reported, by its first problem: one is raised as
-    itself, several together as :class:`TemplateErrors`, in the order of the files."""
+    ``quizzer validate`` and ``quizzer add`` both come here, with the same ``check`` (a fresh one per
+    template) and ``slips`` (the engine-slip report, computed inside each template's budget), so a file is
+    valid exactly when it would be added.  Every broken file is reported, by its first problem: one is
+    raised as itself, several together as :class:`TemplateErrors`, in the order of the files."""
     loaded: list[LoadedTemplate] = []
     problems: list[TemplateError] = []
     first_file: dict[str, Path] = {}
@@ -220,7 +258,8 @@ def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list
             break
         started = processor_time()
         try:
-            loaded.append(_validate_file(path, seeds, first_file, bundled))
+            loaded.append(_validate_file(path, seeds, first_file, bundled, check=check() if check else None,
+                                         slips=slips))
         except TemplateError as exc:
             problems.append(exc)
             refused_cpu += processor_time() - started
@@ -231,7 +270,8 @@ def validate_files(paths: Iterable[Path], *, seeds: int = DEFAULT_SEEDS) -> list
     return loaded
 
 
-def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled: dict[str, Path]) -> LoadedTemplate:
+def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled: dict[str, Path], *,
+                   check: InstanceCheck | None, slips: bool) -> LoadedTemplate:
     """One file, checked as far as its first problem (raised, naming file, template and field); its keys
     are remembered in ``first_file``, so a later file taking one of them is the duplicate."""
     source = read_template_file(path)
@@ -246,11 +286,14 @@ def _validate_file(path: Path, seeds: int, first_file: dict[str, Path], bundled:
         check_not_bundled(template, path, bundled)
         check_references(template, load_catalog())
         check_parts(template)
-        check_renders(template, range(seeds))
+        spent = ValidationSpend(template, seeds)
+        check_renders(template, range(seeds), check, spent)
+        report = template_slips(template, range(min(seeds, SLIP_SEEDS)),
+                                tick=lambda: spent.check_total("the engine-slip report")) if slips else None
     except TemplateError as exc:
         raise TemplateError(_with_line(exc.message, source),
                             where=f"{path}: {exc.where}" if exc.where else where) from None
-    return LoadedTemplate(template, path, source)
+    return LoadedTemplate(template, path, source, report)
 
 
 def _with_line(message: str, source: str) -> str:

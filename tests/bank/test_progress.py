@@ -22,7 +22,7 @@ from quizzer.learning.progress import export_progress, import_progress, read_doc
 from quizzer.learning.study import Study
 from quizzer.templates.catalog import load_catalog
 from tests.databases import bank_session
-from tests.tui.conftest import FakeClock
+from tests.tui.conftest import START, FakeClock
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def two_banks(bundled_bank_file: Path, tmp_path: Path) -> tuple[Path, Path]:
 def practise(session: Session, name: str, answers: int, seed: int) -> None:
     """``answers`` graded answers by ``name``: right, wrong (with misconceptions), timed and not,
     on a clock that moves by odd amounts, so every stored field varies."""
-    clock = FakeClock()
+    clock = FakeClock(START - timedelta(days=365))  # in the past: an import refuses attempts made in the future
     study = Study(session=session, catalog=load_catalog(), learner=ensure_learner(session=session, name=name),
                   clock=clock, rng=random.Random(seed))
     for number in range(answers):

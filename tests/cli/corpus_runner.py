@@ -8,7 +8,8 @@ time. A child that outlives the hang limit is killed and reported as hung.
 
 Usage: ``corpus_runner.py PARALLEL HANG_SECONDS``.  Reads a JSON list of jobs
 ``{"args": [...], "dir": DIR}`` on standard input, where DIR holds the job's own copy of the bank
-(``bank.sqlite``) and is its working directory; prints a JSON list of results.
+(``bank.sqlite``) and is its working directory (and, optionally, ``"hang_seconds"``: a job's own
+hang limit); prints a JSON list of results.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def run_jobs(jobs: list[dict[str, Any]], *, parallel: int, hang_seconds: float) 
         now = time.perf_counter()
         if pid == 0:
             for other, (index, started) in running.items():
-                if now - started > hang_seconds and not results[index]:
+                if now - started > jobs[index].get("hang_seconds", hang_seconds) and not results[index]:
                     os.kill(other, signal.SIGKILL)
                     results[index] = {"hung": True}
             time.sleep(0.002)

@@ -30,6 +30,9 @@ from tests.cli_runner import run
     (r"\underbrace{a+b}_{n}", "underbrace(a + b, n)"),
     (r"\sum_{i=1}^{T} \alpha_i", "sum_(i = 1)^(T) α_(i)"),
     (r"\begin{cases} 1 & x > 0 \\ 0 & \text{else} \end{cases}", 'cases(1 & x > 0, 0 & "else")'),
+    # one bracket without its partner: escaped, or typst pairs it with lr's own "(" (unclosed delimiter)
+    (r"\left( \frac{a}{b} \right.", "lr(\\( frac(a, b) )"),
+    (r"\left. x \right]", "lr( x \\])"),
 ])
 def test_conversions(latex: str, typst_math: str) -> None:
     assert latex_to_typst(latex, strict=True) == typst_math

@@ -147,3 +147,15 @@ def test_a_one_row_heatmap_is_tall_enough_for_its_side_label(instance_with: Call
     assert instance.figure is not None
     body = HeatmapBody(instance.figure)
     assert body.rows * body.cell_height >= text_width("query position", 10)
+
+
+def test_axes_of_values_near_1e_17_are_drawn() -> None:
+    """Ticks were rounded to 12 decimals: values around 1e-17 all became 0, a zero step and a math domain
+    error in every export that draws the figure.  Now they are rounded a few digits below their step."""
+    from quizzer.figures.axes import nice_ticks, tick_labels
+
+    ticks = nice_ticks(7e-17, 1.1e-16, most=8)
+    assert len(ticks) >= 3 and len(set(ticks)) == len(ticks)
+    assert all(7e-17 <= tick <= 1.1e-16 * (1 + 1e-9) for tick in ticks)
+    labels = tick_labels(ticks)
+    assert len(set(labels)) == len(labels) and labels[0] == "0.00000000000000007"

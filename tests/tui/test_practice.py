@@ -218,6 +218,11 @@ def test_a_selection_with_no_questions_says_so_and_stays_on_the_dashboard(
 
 
 def test_skipping_fast_never_overlaps_two_inputs(new_app: Callable[..., QuizzerApp], isolated_bank: Path) -> None:
+    """Twelve skips in one burst, as fast as keys come: a skip read before the next question's first frame is
+    dropped by the key gate (rightly: the student had not seen that question), so how many land depends on
+    how fast frames come, and is not asserted.  What holds whatever the timing: one input at a time, never
+    more questions than presses.  Then twelve skips, each once the question it skips is on screen (a pause
+    writes the frame): every one lands."""
     app = new_app()
 
     async def scenario() -> None:
@@ -226,8 +231,13 @@ def test_skipping_fast_never_overlaps_two_inputs(new_app: Callable[..., QuizzerA
             await pilot.press("enter", *["ctrl+s"] * 12)
             await pilot.pause()
             screen = app.screen
-            assert isinstance(screen, PracticeScreen) and screen.count == 13
+            assert isinstance(screen, PracticeScreen) and 1 <= screen.count <= 13
             assert len(screen.query("#answer-slot > *")) == 1
+            for _ in range(12):
+                shown = screen.count
+                await pilot.press("ctrl+s")
+                await pilot.pause()
+                assert screen.count == shown + 1 and len(screen.query("#answer-slot > *")) == 1
 
     asyncio.run(scenario())
     assert attempts(isolated_bank) == []
