@@ -37,6 +37,7 @@ from quizzer.templates.checks import (
     live_misconceptions,
 )
 from quizzer.templates.draw import template_where
+from quizzer.templates.fair_draws import FairDraws
 from quizzer.templates.formatting import show
 from quizzer.templates.instance import make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
@@ -94,12 +95,14 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     live: dict[str, set[int]] = {}  # per misconceptions list: which ever differed from the answer
     given: dict[tuple[str, tuple[int, ...]], tuple[float, int]] = {}  # a given entry's value, and its first seed
     spent = ValidationSpend(template, len(seeds))
+    fair = FairDraws(template, len(seeds))  # what wrong answers earn on each draw (quizzer.templates.fair_draws)
     for seed in seeds:
         budget = Budget(fields=spent.fields)
         instance = None
         try:
             instance = make_instance(template, seed, budget)
             check_instance(instance)
+            fair.check(instance)
         except TemplateError as exc:
             drawn = exc.drawn if instance is None else instance.values
             raise TemplateError(f"seed {seed}{_draw(template, drawn)}: {exc.message}",
@@ -120,6 +123,7 @@ def check_renders(template: Template, seeds: Iterable[int]) -> int:
     check_answer_varies(template, answers, len(seeds))
     check_choices_drawn(template, chosen, len(seeds))
     check_misconceptions_differ(template, live, len(seeds))
+    fair.finish()
     return len(seeds)
 
 
