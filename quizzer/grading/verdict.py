@@ -68,7 +68,9 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 #    zero earns no follow-through (what an answer of zeros would get).
 # 7: nor does a part worked from an earlier answer that is one number repeated (a row of zeros: its softmax
 #    is uniform, a teacher's chain paid 3.7 of 6 marks for zeros and their averages).
-RULES_VERSION = 7
+# 8: a square matrix typed transposed scores 0, as a transposed matrix of another shape already did (its shared
+#    diagonal kept half the marks of a transposed rotation R(k)).
+RULES_VERSION = 8
 PRECISION_CREDIT = 0.5
 
 
@@ -317,6 +319,8 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
             return _Outcome("incorrect", 0.0, f"this is the answer transposed: its rows are the answer's columns "
                             f"(the answer is {rows}×{cols})")
         return _Outcome("invalid", 0.0, str(exc))
+    if spec.kind == "matrix" and _transposed(spec, got, expected):
+        return _Outcome("incorrect", 0.0, "this is the answer transposed: its rows are the answer's columns")
     right = elementwise(spec.tolerance, got, expected)
     discrete = is_discrete(expected)  # whole-number answers are exact: there is no precision to fall short of
     typed = list(digits) if len(digits) == right.size and not discrete else [None] * right.size
@@ -342,6 +346,13 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
     others = f"; the others are {precision}" if precision else ""
     return _Outcome("partial" if score else "incorrect", score,
                     positions_off(wrong_positions) + whole + others + weights)
+
+
+def _transposed(spec: AnswerSpec, got: np.ndarray, expected: np.ndarray) -> bool:
+    """A square answer typed transposed (Rᵀ for R, K Qᵀ for Q Kᵀ): worked in the wrong orientation, so scored
+    as a transposed answer of another shape is, 0; its diagonal, shared with the answer, earns nothing."""
+    return expected.shape[0] == expected.shape[1] > 1 and values_match(spec.kind, got.T, expected, spec.tolerance) \
+        and not values_match(spec.kind, expected.T, expected, spec.tolerance)
 
 
 def _weights_hint(got: np.ndarray, expected: np.ndarray) -> str:
