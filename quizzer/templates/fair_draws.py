@@ -127,12 +127,14 @@ class FairDraws:
             self._given(question, bare, prefix)
 
     def _constant_answers(self, question: Instance, spec: AnswerSpec, prefix: str) -> None:
-        """(b): zeros, and each of the answer's two most frequent values, repeated in every entry."""
+        """(b): zeros, and each value of the answer (of a long one, the most frequent), in every entry."""
         if self._exempt("constant_answer"):
             return
         expected = np.asarray(question.answer, dtype=float)
         free = expected if spec.given is None else expected[~np.asarray(spec.given)]
-        common = Counter(np.round(free.ravel(), 12).tolist()).most_common(2)
+        # every value of a short answer (a value near another one earns both within the tolerance), else the
+        # three most frequent
+        common = Counter(np.round(free.ravel(), 12).tolist()).most_common(None if free.size <= 8 else 3)
         for value in dict.fromkeys([0.0, *(value for value, _ in common)]):
             typed = _constant_text(expected.shape, value)
             earned = grade(spec, typed).score
