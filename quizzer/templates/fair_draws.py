@@ -25,7 +25,7 @@ Imports: NumPy, msgspec, ``quizzer.common``, grading, and the template instance 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import msgspec
 import numpy as np
@@ -37,7 +37,7 @@ from quizzer.grading.verdict import AnswerSpec, grade
 from quizzer.templates.draw import template_where
 from quizzer.templates.instance import Instance
 from quizzer.templates.parts import in_part
-from quizzer.templates.schema import Template
+from quizzer.templates.schema import Misconception, Template
 
 # (a) The most a listed mistake may earn: a third.  A matrix whose mistake keeps two of three rows would pass
 # a half; the issue's examples (0.667 for leaving Z unpermuted, for the batch statistics) are what it forbids.
@@ -70,7 +70,7 @@ class FairDraws:
 
     def check(self, instance: Instance) -> None:
         """(a), (b), (c), (e) on one instance; a part's problem is named under its part."""
-        self.prompts.add(hash((instance.prompt, instance.choices)))
+        self.prompts.add(hash((instance.prompt, instance.choices, instance.answer_text)))
         for index, part in enumerate(instance.parts):
             try:
                 self._question(part.question, f"parts.{index}.", self.template.parts[index].misconceptions
@@ -85,7 +85,8 @@ class FairDraws:
         if self.seeds < MIN_SEEDS_TO_JUDGE:
             return
         needed = min(MIN_DISTINCT, self.seeds // 2)
-        if self.template.kind in _COUNTED and self.template.params and len(self.prompts) < needed and not self._exempt("few_instances"):
+        counted = self.template.kind in _COUNTED and self.template.params
+        if counted and len(self.prompts) < needed and not self._exempt("few_instances"):
             self._fail("params", f"the {self.seeds} seeds give only {len(self.prompts)} different instances "
                        f"(at least {needed}): a question drawn from so few variants is learned by heart; widen the "
                        "ranges or choices drawn, or declare why under exempt: {few_instances: …}")
@@ -98,13 +99,13 @@ class FairDraws:
             if free:
                 entry = ", ".join(map(str, free[0]))
                 self._fail(f"{prefix}given_entries", f"entry ({entry}) of the answer is the same on every one of "
-                           f"the {self.seeds} seeds: a learner gets it "
-                           "without working it out; list it under given_entries (it then earns nothing), draw "
-                           "numbers that change it, or declare why under exempt: {fixed_entries: …}")
+                           f"the {self.seeds} seeds: a learner gets it without working it out; list it under "
+                           "given_entries (it then earns nothing), draw numbers that change it, or declare why under "
+                           "exempt: {fixed_entries: …}")
 
     # --- one question ---------------------------------------------------------------------------
 
-    def _question(self, question: Instance, prefix: str, misconceptions: tuple | list) -> None:  # type: ignore[type-arg]
+    def _question(self, question: Instance, prefix: str, misconceptions: Sequence[Misconception]) -> None:
         spec = question.spec
         if question.kind in ("choice", "multi", "text", "expression", "bool", "shape", "order"):
             return  # scored 0 or 1 per answer (an order's examined pair is checked by check_instance)
