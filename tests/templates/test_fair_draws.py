@@ -83,7 +83,8 @@ def test_zeros_earn_at_most_a_half(tmp_path: Path) -> None:
 
 
 MATRIX = HALF_RIGHT.replace("kind: vector", "kind: matrix").replace(
-    '"[x, 2 * x + b]"', '"[[x, 2 * x], [x + b, 3 * x]]"').replace('"[x, 2 * x]"', '"[[x + 50, x + 50], [x + 50, x + 50]]"')
+    '"[x, 2 * x + b]"', '"[[x, 2 * x], [x + b, 3 * x]]"').replace(
+    '"[x, 2 * x]"', '"[[x + 50, x + 50], [x + 50, x + 50]]"')
 
 
 def test_equal_rows_and_constant_columns_are_refused_unless_declared(tmp_path: Path) -> None:
