@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -51,7 +52,7 @@ from quizzer.grading.match import (
 from quizzer.grading.ordering import examined_pair_inverted, order_feedback, order_score
 from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression
-from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, short_of_precision
+from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, rounded, short_of_precision
 from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean, quote
 from quizzer.text.mathtext import code_span
 
@@ -70,7 +71,9 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 #    is uniform, a teacher's chain paid 3.7 of 6 marks for zeros and their averages).
 # 8: a square matrix typed transposed scores 0, as a transposed matrix of another shape already did (its shared
 #    diagonal kept half the marks of a transposed rotation R(k)).
-RULES_VERSION = 8
+# 9: the precision a prompt asks is the tolerance: within a unit in its last place of the answer rounded to it
+#    (it was each template's own tolerance, ±½ unit to ±5), half credit for one place fewer.
+RULES_VERSION = 9
 PRECISION_CREDIT = 0.5
 
 
@@ -196,8 +199,8 @@ def asked_text(kind: str, expected: Any, asked: Precision | None) -> str | None:
 
     def one(value: float) -> str:
         text = f"{value:.{asked.digits}f}" if asked.unit == "decimals" else f"{value:#.{asked.digits}g}".rstrip(".")
-        if "e" in text:  # 1.23e+04: the plain short form reads better
-            return format_number(value, asked.digits)
+        if "e" in text:  # 5.00e+04, a step count: never in scientific notation, written out (50000, 0.0000175)
+            text = f"{Decimal(text):f}"
         return text.lstrip("-") if float(text) == 0 else text  # never "-0.0000"
 
     values = np.asarray(expected, dtype=float)
@@ -281,11 +284,19 @@ def _correct(spec: AnswerSpec, digits: Sequence[Digits | None], expected: Sequen
     asked = spec.precision
     if asked is None or len(digits) != len(expected):
         return _CORRECT
-    given = [(d.decimals if asked.unit == "decimals" else d.sig) for d, want in zip(digits, expected, strict=True)
-             if d is not None and not _whole(float(want))]
+    given = [count for d, want in zip(digits, expected, strict=True)
+             if d is not None and not _whole(float(want))
+             and not _all_digits(count := d.decimals if asked.unit == "decimals" else d.sig, float(want), asked)]
     if not given or min(given) >= asked.digits:
         return _CORRECT
     return _Outcome("correct", 1.0, fewer_digits_hint(min(given), asked))
+
+
+def _all_digits(given: int, want: float, asked: Precision) -> bool:
+    """Whether ``given`` digits already hold every digit of ``want`` the precision asked has: 5.4 typed for 5.4
+    asked to 2 decimals (5.40) is short of nothing, and no note says it is."""
+    return given >= asked.digits or (given >= (0 if asked.unit == "decimals" else 1)
+                                     and rounded(want, Precision(given, asked.unit)) == rounded(want, asked))
 
 
 def _whole(value: float) -> bool:

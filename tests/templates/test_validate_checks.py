@@ -190,11 +190,12 @@ SOFTMAX = textwrap.dedent("""\
     """)
 
 
-def test_a_tolerance_wider_than_the_precision_asked_is_refused_by_its_field(tmp_path: Path) -> None:
-    """A teacher's 'Give 4 decimals' with abs: 0.5 marked 0.01 right for 0.4442 and was called valid."""
-    assert passes(tmp_path, SOFTMAX)
+def test_a_tolerance_beside_a_precision_asked_is_refused_by_its_field(tmp_path: Path) -> None:
+    """A teacher's 'Give 4 decimals' with abs: 0.5 marked 0.01 right for 0.4442 and was called valid; now the
+    precision the prompt asks is the tolerance, and a template states one or the other, never both."""
+    assert passes(tmp_path, SOFTMAX.replace("tolerance: {abs: 0.0005}\n", ""))
     wide = SOFTMAX.replace("{abs: 0.0005}", "{abs: 0.5}")
     line = wide.splitlines().index("tolerance: {abs: 0.5}") + 1
     assert refusal(tmp_path, wide).endswith(
-        "field 'tolerance.abs': 0.5 accepts answers 5,000 units of the last digit away, where the prompt asks for "
-        f"4 decimals: give at most 0.001, or ask for fewer digits (line {line})")
+        "field 'tolerance': the prompt asks for 4 decimals, which sets the tolerance (within one unit in the last "
+        f"place of the answer rounded to it): drop 'tolerance', or the prompt's precision (line {line})")
