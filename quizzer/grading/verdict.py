@@ -103,6 +103,7 @@ class AnswerSpec(msgspec.Struct, frozen=True):
     # blocked key's weight 0, the BOS id); those earn no partial credit (_grade_array).  None: no entry is.
     given: Any = None
     partial_credit: bool = True  # vector/matrix: false grades all or nothing (a mask, token ids)
+    units: tuple[str, ...] = ()  # number/integer: the units the prompt names, which a typed answer may carry
     # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
     # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
     discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = None
@@ -230,6 +231,8 @@ def _parse_context(spec: AnswerSpec) -> dict[str, Any]:
         return {"options": spec.options}
     if spec.kind == "expression":
         return {"variables": spec.variables}
+    if spec.kind in ("number", "integer"):
+        return {"units": spec.units}
     return {}
 
 

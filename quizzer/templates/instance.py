@@ -22,6 +22,7 @@ from quizzer.grading.match import is_discrete, values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
 from quizzer.grading.tolerance import Precision, Tolerance, asked_precision
+from quizzer.grading.units import units_in
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, asked_text
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
@@ -141,6 +142,7 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
         precision=precision,
         given=None if template.given_entries is None else _given_entries(run, answer),
         partial_credit=template.partial_credit or _all_or_nothing(template, answer),
+        units=units_in(prompt) if template.kind in ("number", "integer") else (),
         discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
     )
     solution, figure = shared or (run.render(template.solution, "solution"), figure_of(run))
