@@ -36,8 +36,11 @@ class Mistake(msgspec.Struct, frozen=True):
                 "feedback": self.feedback}
 
 
-def answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> str:
-    """An answer as a student would write it, to the precision the tolerance asks for."""
+def answer_text(template: Template, answer: Any, choices: tuple[str, ...], asked: Precision | None = None) -> str:
+    """An answer as a student would write it: to the precision the prompt asks (``asked``), or else the one the
+    tolerance grades."""
+    if (text := asked_text(template.kind, answer, asked)) is not None:
+        return text
     if template.kind == "choice":
         return f"({chr(97 + answer)}) {choices[answer]}"
     if template.kind == "multi":
@@ -73,7 +76,7 @@ def _typed(template: Template, answer: Any, choices: tuple[str, ...], asked: Pre
         return chr(97 + answer)
     if template.kind == "multi":
         return ", ".join(chr(97 + i) for i in sorted(answer))
-    return asked_text(template.kind, answer, asked) or answer_text(template, answer, choices)
+    return answer_text(template, answer, choices, asked)
 
 
 def _as_answer(kind: str, value: Any) -> Any:
