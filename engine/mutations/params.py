@@ -107,6 +107,11 @@ def shapes_of_one_head(B: Dim, T_q: Dim, d_model: Dim, h: Dim, T_k: Dim | None =
     return shapes | one_head | {"W_O": (shapes["W_V"][1], shapes["W_O"][1])}
 
 
+def stack_params_of_one_layer(layer_params: int, n_layers: int) -> int:
+    """layer_params: one layer's count given for the whole stack (the × N forgotten)."""
+    return layer_params
+
+
 def score_entries_of_one_head(B: int, h: int, T_q: int, T_k: int) -> int:
     """B·T_q·T_k: one head's score matrix counted for all h heads."""
     return B * T_q * T_k
@@ -124,6 +129,8 @@ MUTATIONS = (
               "multi_head_attention": mha_without_biases}),
     Mutation("counted_nonexistent_biases", "biases counted where the layer has none",
              _biases(True)),  # type: ignore[arg-type]
+    Mutation("stack_counted_as_one_layer", "one layer's parameters given for the whole stack of N",
+             {"stack_params": stack_params_of_one_layer}),
     Mutation("d_k_is_d_model", "each head given d_k = d_model instead of d_model / h",
              {"attention_shapes": shapes_with_full_width_heads, "head_projection_params": head_projection_full_width}),
 )

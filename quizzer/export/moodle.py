@@ -57,7 +57,7 @@ from quizzer.export.lmsforms import expression_forms, shape_forms
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
 from quizzer.grading.match import is_discrete
-from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit
+from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit, last_unit, rounded
 from quizzer.templates.instance import Instance
 
 
@@ -125,8 +125,9 @@ def _question(question: Question, *, version: str = "", shuffle: bool = False) -
 def _numerical(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     tolerance = moodle_tolerance(instance, instance.answer)
-    answers = [_answer(100, _shown(instance.answer, tolerance), "", tolerance, html=False)]
-    answers += [_answer(0, _number(wrong.value), wrong.feedback, moodle_tolerance(instance, wrong.value), html=False)
+    answers = [_answer(100, _shown(moodle_center(instance, instance.answer), tolerance), "", tolerance, html=False)]
+    answers += [_answer(0, _number(moodle_center(instance, wrong.value)), wrong.feedback,
+                        moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
     return "numerical", _html(instance.prompt), "".join(answers)
 
@@ -151,7 +152,7 @@ def _cloze(question: Question) -> tuple[str, str, str]:
             return f"<td>{_number(value)}</td>"
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        return f"<td>{{{weight}:NUMERICAL:={_shown(value, tolerance)}:{_number(tolerance)}}}</td>"
+        return f"<td>{{{weight}:NUMERICAL:={_shown(moodle_center(instance, value), tolerance)}:{_number(tolerance)}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
@@ -282,10 +283,19 @@ def moodle_tolerance(instance: Instance, value: float) -> float:
     if instance.kind == "integer":
         return 0.0
     tolerance: Tolerance = instance.spec.tolerance
+    if tolerance.asked is not None:  # a unit in the last place asked, about the answer rounded to it (moodle_center)
+        return last_unit(value, tolerance.asked)
     sig = tolerance.sig if (tolerance.sig or tolerance.rel or tolerance.abs) else DEFAULT_SIG
     bounds = [tolerance.rel * abs(value) if tolerance.rel else 0.0, tolerance.abs or 0.0,
               half_unit(value, sig) if sig else 0.0]
     return max(bounds)
+
+
+def moodle_center(instance: Instance, value: float) -> float:
+    """Where Moodle's tolerance is centred: the answer itself, or, where the prompt asks a precision, the answer
+    rounded to it (quizzer accepts a unit in the last place either side of that: tolerance.Tolerance)."""
+    asked = instance.spec.tolerance.asked if instance.kind != "integer" else None
+    return float(value) if asked is None else rounded(float(value), asked)
 
 
 def _shown(value: float, tolerance: float) -> str:

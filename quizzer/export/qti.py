@@ -35,7 +35,7 @@ import zipfile
 from collections.abc import Callable
 
 from quizzer.export.document import Paper, Question, Section
-from quizzer.export.moodle import moodle_tolerance, written_forms
+from quizzer.export.moodle import moodle_center, moodle_tolerance, written_forms
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
 from quizzer.templates.instance import Instance
@@ -194,7 +194,7 @@ def _numerical(question: Question, presentation: ET.Element, processing: ET.Elem
     instance = question.instance
     response = ET.SubElement(presentation, "response_str", ident=RESPONSE, rcardinality="Single")
     ET.SubElement(ET.SubElement(response, "render_fib", fibtype="Decimal"), "response_label", ident="answer1")
-    value, tolerance = float(instance.answer), moodle_tolerance(instance, instance.answer)
+    value, tolerance = moodle_center(instance, instance.answer), moodle_tolerance(instance, instance.answer)
     either = ET.SubElement(_condition(processing, 100), "or")
     ET.SubElement(either, "varequal", respident=RESPONSE).text = repr(value)
     within = ET.SubElement(either, "and")

@@ -39,6 +39,7 @@ from quizzer.grading.typed import (
     normalize,
     quote,
 )
+from quizzer.grading.units import strip_unit
 
 # ----------------------------------------------------------------------------- numbers
 
@@ -85,6 +86,10 @@ def _literal_value(literal: re.Match[str]) -> int | Fraction:
     return Fraction(text)
 
 
+def _scaled(value: Real, factor: Fraction | int) -> Real:
+    return value if factor == 1 else value * factor if isinstance(value, float) else Fraction(value) * factor
+
+
 def _divide(value: Real, divisor: int) -> Real:
     return value / divisor if isinstance(value, float) else Fraction(value) / divisor
 
@@ -100,17 +105,20 @@ def as_float(value: Real) -> float:
     return result
 
 
-def parse_number(text: str) -> int | float:
-    """A real number: an int for a whole-number literal such as ``4204032``, else a float."""
-    value = read_real(text, percent=True)
+def parse_number(text: str, units: tuple[str, ...] = ()) -> int | float:
+    """A real number: an int for a whole-number literal such as ``4204032``, else a float; followed, maybe, by
+    a scale word or the question's own unit (``units``: quizzer.grading.units)."""
+    number, factor, percent_dropped = strip_unit(text, units)
+    value = _scaled(read_real(number, percent=not percent_dropped), factor)
     if isinstance(value, int):
         return finite_real(value, text)
     return as_float(value)
 
 
-def parse_integer(text: str) -> int:
-    """A whole number, exactly (``4.204032e6`` → 4204032; ``3.5`` is an error)."""
-    value = read_real(text)
+def parse_integer(text: str, units: tuple[str, ...] = ()) -> int:
+    """A whole number, exactly (``4.204032e6`` → 4204032, ``25.2 million`` → 25200000; ``3.5`` is an error)."""
+    number, factor, _ = strip_unit(text, units)
+    value = _scaled(read_real(number), factor)
     whole = whole_number(value)
     if whole is None:
         raise AnswerFormatError(f"expected a whole number, got {format_number(value)}")

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -51,7 +52,7 @@ from quizzer.grading.match import (
 from quizzer.grading.ordering import examined_pair_inverted, order_feedback, order_score
 from quizzer.grading.parse import parse
 from quizzer.grading.readers import Dim, as_shape, check_length, check_shape, read_expression
-from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, short_of_precision
+from quizzer.grading.tolerance import Digits, Precision, Shortfall, Tolerance, rounded, short_of_precision
 from quizzer.grading.typed import AnswerFormatError, ExpressionAnswer, clean, quote
 from quizzer.text.mathtext import code_span
 
@@ -68,7 +69,11 @@ VERDICTS = ("correct", "incorrect", "partial", "invalid")
 #    zero earns no follow-through (what an answer of zeros would get).
 # 7: nor does a part worked from an earlier answer that is one number repeated (a row of zeros: its softmax
 #    is uniform, a teacher's chain paid 3.7 of 6 marks for zeros and their averages).
-RULES_VERSION = 7
+# 8: a square matrix typed transposed scores 0, as a transposed matrix of another shape already did (its shared
+#    diagonal kept half the marks of a transposed rotation R(k)).
+# 9: the precision a prompt asks is the tolerance: within a unit in its last place of the answer rounded to it
+#    (it was each template's own tolerance, ±½ unit to ±5), half credit for one place fewer.
+RULES_VERSION = 9
 PRECISION_CREDIT = 0.5
 
 
@@ -98,6 +103,7 @@ class AnswerSpec(msgspec.Struct, frozen=True):
     # blocked key's weight 0, the BOS id); those earn no partial credit (_grade_array).  None: no entry is.
     given: Any = None
     partial_credit: bool = True  # vector/matrix: false grades all or nothing (a mask, token ids)
+    units: tuple[str, ...] = ()  # number/integer: the units the prompt names, which a typed answer may carry
     # Further wrong answers, asked for only when an answer matches none of `wrong_answers`: the
     # template's answer recomputed under each engine slip (quizzer.templates.discovery), lazily.
     discover: Callable[[AnswerSpec], tuple[WrongAnswer, ...]] | None = None
@@ -194,8 +200,8 @@ def asked_text(kind: str, expected: Any, asked: Precision | None) -> str | None:
 
     def one(value: float) -> str:
         text = f"{value:.{asked.digits}f}" if asked.unit == "decimals" else f"{value:#.{asked.digits}g}".rstrip(".")
-        if "e" in text:  # 1.23e+04: the plain short form reads better
-            return format_number(value, asked.digits)
+        if "e" in text:  # 5.00e+04, a step count: never in scientific notation, written out (50000, 0.0000175)
+            text = f"{Decimal(text):f}"
         return text.lstrip("-") if float(text) == 0 else text  # never "-0.0000"
 
     values = np.asarray(expected, dtype=float)
@@ -225,6 +231,8 @@ def _parse_context(spec: AnswerSpec) -> dict[str, Any]:
         return {"options": spec.options}
     if spec.kind == "expression":
         return {"variables": spec.variables}
+    if spec.kind in ("number", "integer"):
+        return {"units": spec.units}
     return {}
 
 
@@ -279,11 +287,19 @@ def _correct(spec: AnswerSpec, digits: Sequence[Digits | None], expected: Sequen
     asked = spec.precision
     if asked is None or len(digits) != len(expected):
         return _CORRECT
-    given = [(d.decimals if asked.unit == "decimals" else d.sig) for d, want in zip(digits, expected, strict=True)
-             if d is not None and not _whole(float(want))]
+    given = [count for d, want in zip(digits, expected, strict=True)
+             if d is not None and not _whole(float(want))
+             and not _all_digits(count := d.decimals if asked.unit == "decimals" else d.sig, float(want), asked)]
     if not given or min(given) >= asked.digits:
         return _CORRECT
     return _Outcome("correct", 1.0, fewer_digits_hint(min(given), asked))
+
+
+def _all_digits(given: int, want: float, asked: Precision) -> bool:
+    """Whether ``given`` digits already hold every digit of ``want`` the precision asked has: 5.4 typed for 5.4
+    asked to 2 decimals (5.40) is short of nothing, and no note says it is."""
+    return given >= asked.digits or (given >= (0 if asked.unit == "decimals" else 1)
+                                     and rounded(want, Precision(given, asked.unit)) == rounded(want, asked))
 
 
 def _whole(value: float) -> bool:
@@ -317,6 +333,8 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
             return _Outcome("incorrect", 0.0, f"this is the answer transposed: its rows are the answer's columns "
                             f"(the answer is {rows}×{cols})")
         return _Outcome("invalid", 0.0, str(exc))
+    if spec.kind == "matrix" and _transposed(spec, got, expected):
+        return _Outcome("incorrect", 0.0, "this is the answer transposed: its rows are the answer's columns")
     right = elementwise(spec.tolerance, got, expected)
     discrete = is_discrete(expected)  # whole-number answers are exact: there is no precision to fall short of
     typed = list(digits) if len(digits) == right.size and not discrete else [None] * right.size
@@ -342,6 +360,13 @@ def _grade_array(spec: AnswerSpec, got: np.ndarray, digits: Sequence[Digits | No
     others = f"; the others are {precision}" if precision else ""
     return _Outcome("partial" if score else "incorrect", score,
                     positions_off(wrong_positions) + whole + others + weights)
+
+
+def _transposed(spec: AnswerSpec, got: np.ndarray, expected: np.ndarray) -> bool:
+    """A square answer typed transposed (Rᵀ for R, K Qᵀ for Q Kᵀ): worked in the wrong orientation, so scored
+    as a transposed answer of another shape is, 0; its diagonal, shared with the answer, earns nothing."""
+    return expected.shape[0] == expected.shape[1] > 1 and values_match(spec.kind, got.T, expected, spec.tolerance) \
+        and not values_match(spec.kind, expected.T, expected, spec.tolerance)
 
 
 def _weights_hint(got: np.ndarray, expected: np.ndarray) -> str:

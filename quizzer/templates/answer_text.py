@@ -17,8 +17,8 @@ import numpy as np
 
 from quizzer.grading.describe import describe
 from quizzer.grading.match import is_discrete
-from quizzer.grading.tolerance import DEFAULT_SIG
-from quizzer.grading.verdict import WrongAnswer
+from quizzer.grading.tolerance import DEFAULT_SIG, Precision
+from quizzer.grading.verdict import WrongAnswer, asked_text
 from quizzer.templates.formatting import fmt, show, sig
 from quizzer.templates.schema import Template
 
@@ -36,8 +36,11 @@ class Mistake(msgspec.Struct, frozen=True):
                 "feedback": self.feedback}
 
 
-def answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> str:
-    """An answer as a student would write it, to the precision the tolerance asks for."""
+def answer_text(template: Template, answer: Any, choices: tuple[str, ...], asked: Precision | None = None) -> str:
+    """An answer as a student would write it: to the precision the prompt asks (``asked``), or else the one the
+    tolerance grades."""
+    if (text := asked_text(template.kind, answer, asked)) is not None:
+        return text
     if template.kind == "choice":
         return f"({chr(97 + answer)}) {choices[answer]}"
     if template.kind == "multi":
@@ -59,20 +62,21 @@ def answer_text(template: Template, answer: Any, choices: tuple[str, ...]) -> st
 
 
 def known_mistakes(template: Template, wrong_answers: tuple[WrongAnswer, ...],
-                   choices: tuple[str, ...]) -> tuple[Mistake, ...]:
-    """Each misconception (or distractor with feedback) of this instance, as its learner would answer."""
-    return tuple(Mistake(wrong.id, answer := _as_answer(template.kind, wrong.value), _typed(template, answer, choices),
-                         wrong.feedback)
+                   choices: tuple[str, ...], asked: Precision | None = None) -> tuple[Mistake, ...]:
+    """Each misconception (or distractor with feedback) of this instance, as its learner would answer (to the
+    precision the prompt asks, ``asked``, as the learner was told)."""
+    return tuple(Mistake(wrong.id, answer := _as_answer(template.kind, wrong.value),
+                         _typed(template, answer, choices, asked), wrong.feedback)
                  for wrong in wrong_answers)
 
 
-def _typed(template: Template, answer: Any, choices: tuple[str, ...]) -> str:
+def _typed(template: Template, answer: Any, choices: tuple[str, ...], asked: Precision | None) -> str:
     """A chosen option is typed as its letter (``b``; ``a, d``), everything else as it is written."""
     if template.kind == "choice":
         return chr(97 + answer)
     if template.kind == "multi":
         return ", ".join(chr(97 + i) for i in sorted(answer))
-    return answer_text(template, answer, choices)
+    return answer_text(template, answer, choices, asked)
 
 
 def _as_answer(kind: str, value: Any) -> Any:

@@ -16,7 +16,6 @@ from quizzer.grading.choices import look_alike
 from quizzer.grading.describe import describe
 from quizzer.grading.match import values_match
 from quizzer.grading.ordering import examined_pair_inverted
-from quizzer.grading.tolerance import Precision, Tolerance
 from quizzer.grading.verdict import grade
 from quizzer.templates.draw import template_where, yaml_value
 from quizzer.templates.formatting import show
@@ -113,7 +112,6 @@ def check_instance(instance: Instance) -> None:
     if instance.kind in ("choice", "multi"):
         return  # misconceptions there name distractors, which the schema keeps apart from correct choices
     spec = instance.spec
-    _check_tolerance_within_precision(spec.tolerance, spec.precision)
     # Typed as the learner would, each mistake is graded back as itself (one per live misconception, in order).
     for mistake, index in zip(instance.mistakes, instance.live_misconceptions, strict=True):
         if mistake.id is not None and (got := grade(spec, mistake.answer_text).misconception) != mistake.id:
@@ -133,25 +131,6 @@ def check_instance(instance: Instance) -> None:
                 field = f"misconceptions.{instance.live_misconceptions[i]}"  # in the file, not among those kept
                 raise TemplateError(f"field {field!r} ({wrong.id}): gives the same answer as "
                                     f"{other.id}, so feedback could not tell them apart")
-
-
-# A tolerance may accept this many units of the last digit the prompt asks for (the bundled bank's widest is 5):
-# wider, the question asks for digits that do not count ("Give 4 decimals" with abs: 0.5 marked 0.01 right for
-# 0.4442, and the mistakes it lists were refused as "gives the correct answer", blaming them).
-MAX_TOLERANCE_UNITS = 10
-
-
-def _check_tolerance_within_precision(tolerance: Tolerance, asked: Precision | None) -> None:
-    if asked is None:
-        return
-    if asked.unit == "decimals":
-        field, given, unit = "tolerance.abs", tolerance.abs, 10.0 ** -asked.digits
-    else:  # relative to a number whose first figure is 1, the least a unit of its last figure can be
-        field, given, unit = "tolerance.rel", tolerance.rel, 10.0 ** -(asked.digits - 1)
-    if given is not None and given > MAX_TOLERANCE_UNITS * unit * (1 + 1e-9):
-        raise TemplateError(f"field {field!r}: {given:g} accepts answers {given / unit:,.0f} units of the last "
-                            f"digit away, where the prompt asks for {asked.name()}: give at most "
-                            f"{MAX_TOLERANCE_UNITS * unit:g}, or ask for fewer digits")
 
 
 def fail(template: Template, field: str, message: str) -> None:

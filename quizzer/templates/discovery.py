@@ -142,4 +142,4 @@ def not_graded_back(template: Template, spec: AnswerSpec, discovered: tuple[Wron
     from quizzer.templates.answer_text import answer_text
 
     return [wrong.id or "" for wrong in discovered
-            if grade(spec, answer_text(template, wrong.value, spec.options)).misconception != wrong.id]
+            if grade(spec, answer_text(template, wrong.value, spec.options, spec.precision)).misconception != wrong.id]

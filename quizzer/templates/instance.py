@@ -21,7 +21,8 @@ from quizzer.grading.expr import MATH_CONSTANTS, numpy_quiet
 from quizzer.grading.match import is_discrete, values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
-from quizzer.grading.tolerance import Tolerance, asked_precision
+from quizzer.grading.tolerance import Precision, Tolerance, asked_precision
+from quizzer.grading.units import units_in
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, asked_text
 from quizzer.templates.answer_text import Mistake, jsonable, known_mistakes
 from quizzer.templates.answer_text import answer_text as write_answer
@@ -127,9 +128,9 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
     run.charge_text(answer, "answer")  # written out as text, and typed back when validated
     run.add("answer", answer)
     env = run.env
-    tolerance = _tolerance(template)
     prompt = run.render(template.prompt, "prompt")
     precision = asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None
+    tolerance = _tolerance(template, precision)
     # Written as the prompt asks ("Give 3 decimals": -1.414, not the tolerance's -1.4142), as the feedback writes it.
     answer_text = asked_text(template.kind, answer, precision) or write_answer(template, answer, choices)
     wrong_answers, live = _wrong_answers(run, order, tolerance)
@@ -141,6 +142,7 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
         precision=precision,
         given=None if template.given_entries is None else _given_entries(run, answer),
         partial_credit=template.partial_credit or _all_or_nothing(template, answer),
+        units=units_in(prompt) if template.kind in ("number", "integer") else (),
         discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
     )
     solution, figure = shared or (run.render(template.solution, "solution"), figure_of(run))
@@ -148,7 +150,7 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
         key=template.key, seed=seed, kind=template.kind, title=template.title, week=template.week,
         topics=tuple(template.topics), prompt=prompt, solution=solution, answer=answer,
         answer_text=answer_text, spec=spec, choices=choices, figure=figure,
-        mistakes=known_mistakes(template, spec.wrong_answers, choices), points=template.marks, values=env,
+        mistakes=known_mistakes(template, spec.wrong_answers, choices, precision), points=template.marks, values=env,
         live_misconceptions=live,
     )
 
@@ -333,8 +335,16 @@ def _named_sizes(env: dict[str, Any]) -> dict[str, int]:
             and name not in MATH_CONSTANTS and name != "answer"}
 
 
-def _tolerance(template: Template) -> Tolerance:
+def _tolerance(template: Template, asked: Precision | None) -> Tolerance:
+    """The precision the prompt asks for is the tolerance (one unit in its last place of the answer rounded to
+    it: questions/README.md, "Precision"), so the prompt's words and the grading cannot disagree; a template
+    states its own ``tolerance`` only where the prompt asks for none."""
     given = template.tolerance
-    if given.rel is None and given.abs is None and given.sig is None:
-        return Tolerance()
-    return Tolerance(rel=given.rel, abs=given.abs, sig=given.sig)
+    stated = not (given.rel is None and given.abs is None and given.sig is None)
+    if asked is not None:
+        if stated:
+            raise TemplateError(f"field 'tolerance': the prompt asks for {asked.name()}, which sets the tolerance "
+                                "(within one unit in the last place of the answer rounded to it): drop 'tolerance', "
+                                "or the prompt's precision", where=template_where(template))
+        return Tolerance(asked=asked)
+    return Tolerance(rel=given.rel, abs=given.abs, sig=given.sig) if stated else Tolerance()

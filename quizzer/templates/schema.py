@@ -121,12 +121,20 @@ class Choice(_Strict, kw_only=True, frozen=True):
             raise ValueError("a correct choice cannot name a misconception")
 
 
+# A stated reason for an exemption from a check of fair draws: a sentence, not a word.
+Reason = Annotated[str, Meta(min_length=20, max_length=500)]
+Exemption = Literal["constant_answer", "equal_rows", "constant_column", "fixed_entries", "few_instances"]
+
+
 class Misconception(_Strict, kw_only=True, frozen=True):
     """A wrong answer computed under one named mistake, with what to tell the student."""
 
     id: Annotated[str, Meta(min_length=1, max_length=80)]
     answer: str | int | float | bool  # an expression in the template language (typed syntax for kind: expression)
     feedback: Annotated[str, Meta(max_length=4000)] | None = None
+    # Why this mistake may earn more than a third of the marks (the question examines only part of the answer):
+    # without it, validation refuses a draw on which it does (quizzer.templates.fair_draws).
+    keeps_credit: Reason | None = None
 
 
 Text = Annotated[str, Meta(min_length=1, max_length=20_000)]
@@ -271,6 +279,8 @@ class Template(_Strict, kw_only=True, frozen=True):
     # The answer does not depend on the numbers drawn (a true/false fact, say): the validator then
     # allows a true/false or choice answer that is the same on every seed.
     conceptual: bool = False
+    # Checks of a fair draw (quizzer.templates.fair_draws) the template is exempt from, each with its reason.
+    exempt: dict[Exemption, Reason] | None = None
     misconceptions: Annotated[list[Misconception], Meta(max_length=20)] = field(default_factory=list)
     solution: Text
     figure: FigureSpec | None = None

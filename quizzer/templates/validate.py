@@ -38,6 +38,7 @@ from quizzer.templates.checks import (
     live_misconceptions,
 )
 from quizzer.templates.draw import template_where
+from quizzer.templates.fair_draws import FairDraws
 from quizzer.templates.formatting import show
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.loader import SafeLoader, load_text, read_template_file
@@ -107,12 +108,14 @@ def check_renders(template: Template, seeds: Iterable[int], check: InstanceCheck
     live: dict[str, set[int]] = {}  # per misconceptions list: which ever differed from the answer
     given: dict[tuple[str, tuple[int, ...]], tuple[float, int]] = {}  # a given entry's value, and its first seed
     spent = spent or ValidationSpend(template, len(seeds))
+    fair = FairDraws(template, len(seeds))  # what wrong answers earn on each draw (quizzer.templates.fair_draws)
     for seed in seeds:
         budget = Budget(fields=spent.fields)
         instance = None
         try:
             instance = make_instance(template, seed, budget)
             check_instance(instance)
+            fair.check(instance)
         except TemplateError as exc:
             drawn = exc.drawn if instance is None else instance.values
             raise TemplateError(f"seed {seed}{_draw(template, drawn)}: {exc.message}",
@@ -137,6 +140,7 @@ def check_renders(template: Template, seeds: Iterable[int], check: InstanceCheck
     if check is not None:
         check.finish()
         spent.check_total("rendering for every export")
+    fair.finish()
     return len(seeds)
 
 

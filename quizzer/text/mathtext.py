@@ -69,10 +69,14 @@ def latex_to_unicode(tex: str) -> str:
     return _render(tex, False)
 
 
+_FENCE = "```text"
+
+
 def _display_block(m: re.Match[str], fenced: bool = False) -> str:
-    """A $$…$$ span as its own line(s), indented by four spaces; ``fenced``: a block of several
-    lines inside a code fence, so a Markdown renderer keeps its rows (it joins indented lines that
-    follow a list item into one paragraph)."""
+    """A $$…$$ span as its own line(s), indented by four spaces; ``fenced``: inside a code fence marked
+    ``text``, so a Markdown renderer keeps a block's rows (it joins indented lines that follow a list item into
+    one paragraph) and never highlights the maths as program code (an unmarked block's language is guessed:
+    ``1 + 2 + … + T`` was read as Python, its ``…`` on an error's red)."""
     source = m.string
     line_start = source.rfind("\n", 0, m.start()) + 1
     lead = source[line_start : m.start()]
@@ -82,9 +86,9 @@ def _display_block(m: re.Match[str], fenced: bool = False) -> str:
     # (a list item, say): repeat it on every row so grids stay aligned.
     prefix, indent = ("\n", "") if lead.strip() else ("", lead)
     body = _render(m["display"], True).split("\n")
-    if fenced and len(body) > 1:
-        body = ["```", *body, "```"]
-    block = ("\n" + indent).join(f"{'' if line == '```' else '    '}{line}".rstrip() for line in body)
+    if fenced:
+        body = [_FENCE, *body, "```"]
+    block = ("\n" + indent).join(f"{'' if line in (_FENCE, '```') else '    '}{line}".rstrip() for line in body)
     return prefix + block + ("\n" if tail.strip() else "")
 
 

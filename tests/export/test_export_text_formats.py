@@ -125,7 +125,8 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
     kind = question.get("type")
     if kind == "numerical":
         tolerance = float(answers[0].findtext("tolerance"))
-        assert float(answers[0].findtext("text")) == pytest.approx(instance["answer"], abs=tolerance / 100)
+        # within 1/100 of the tolerance, or (a precision asked) the answer rounded to it: half its unit away
+        assert float(answers[0].findtext("text")) == pytest.approx(instance["answer"], abs=tolerance / 2 + 1e-12)
         assert fractions[0] == 100 and all(f == 0 for f in fractions[1:])
     elif kind == "multichoice":
         correct = [instance["answer"]] if isinstance(instance["answer"], int) else instance["answer"]
@@ -137,13 +138,14 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
         assert [a.findtext("text") for a in answers if a.get("fraction") == "100"] == [expected]
     elif kind == "cloze":
         # A cell is a blank, or an entry the question gives away (given_entries), printed.
-        # A blank shows its answer rounded within 1/100 of its tolerance (test_moodle_rules checks the rounding).
+        # A blank shows its answer rounded within 1/100 of its tolerance, or, where the prompt asks a precision,
+        # rounded to it, half a unit (the tolerance) away at most (test_moodle_rules checks the rounding).
         cells = re.findall(r"<td>(?:\{1:NUMERICAL:=([^:]+):([^}]*)\}|([^<{]+))</td>",
                            question.findtext("questiontext/text"))
         flat = [x for row in instance["answer"] for x in (row if isinstance(row, list) else [row])]
         assert len(cells) == len(flat)
         for (blank, tolerance, printed), x in zip(cells, flat, strict=True):
-            assert float(blank or printed) == pytest.approx(x, abs=float(tolerance or 0) / 100 + 1e-9)
+            assert float(blank or printed) == pytest.approx(x, abs=float(tolerance or 0) / 2 + 1e-9)
         assert any(blank for blank, _, _ in cells)
     elif kind == "shortanswer":
         assert fractions and fractions[0] == 100 and answers[0].findtext("text")

@@ -208,4 +208,5 @@ def test_the_answer_sheet_says_how_each_array_answer_is_graded(tmp_path: Path) -
     export(tmp_path, "p.md", *(a for key in keys for a in ("--key", key)), "--seed", "3", "--format", "md")
     accepted = re.findall(r"^\*\*Answer:\*\* .*? \(accepted (.*)\)$", (tmp_path / "p-answers.md").read_text(), re.M)
     assert sorted(accepted) == sorted(["exactly; all or nothing", "exactly",
-                                       "within ±0.0005; entries 2 and 4 are given away and earn nothing"])
+                                       "to 4 decimals, give or take 1 in the last place; entries 2 and 4 are given "
+                                       "away and earn nothing"])

@@ -211,11 +211,9 @@ parts:
   - prompt: The scaled scores? Give 3 decimals.
     answer: scores
     kind: vector
-    tolerance: {abs: 0.0005}
   - prompt: The weights? Give 3 decimals.
     answer: weights
     kind: vector
-    tolerance: {abs: 0.0005}
 """
 
 

@@ -26,8 +26,8 @@ def test_one_precision_per_matrix() -> None:
 
 def test_every_matrix_of_a_solution_prints_its_entries_to_one_precision() -> None:
     solution = render_math(instance("practice/w1b-sdpa-output-matrix", 1).solution, fenced=True)
-    blocks = re.findall(r"```\n(.*?)\n```", solution, re.DOTALL)
-    assert len(blocks) == 3  # S, A and Z = AV
+    blocks = [b for b in re.findall(r"```text\n(.*?)\n```", solution, re.DOTALL) if "\n" in b]
+    assert len(blocks) == 3  # S, A and Z = AV (every display is fenced as text; these three have rows)
     for block in blocks:
         decimals = {len(number.partition(".")[2]) for number in re.findall(r"-?\d+\.\d+", block)}
         assert decimals == {4}, block
@@ -45,9 +45,10 @@ def test_a_matrix_after_a_list_item_stays_a_block_in_markdown() -> None:
     assert not any(token.type == "fence" for token in unfenced)  # a plain terminal gets no fences
 
 
-def test_a_one_line_display_formula_is_not_fenced() -> None:
-    assert render_math("Text\n\n$$Z = AV$$\n") == "Text\n\n    Z = AV\n"
-    assert render_math("Text\n\n$$Z = AV$$\n", fenced=True) == "Text\n\n    Z = AV\n"
+def test_a_one_line_display_formula_is_fenced_as_text_only_for_the_app() -> None:
+    assert render_math("Text\n\n$$Z = AV$$\n") == "Text\n\n    Z = AV\n"  # a plain terminal
+    # the app's Markdown would guess an indented block's language and highlight the maths as code
+    assert render_math("Text\n\n$$Z = AV$$\n", fenced=True) == "Text\n\n```text\n    Z = AV\n```\n"
 
 
 @pytest.mark.parametrize(("values", "written"), [
@@ -57,3 +58,12 @@ def test_a_one_line_display_formula_is_not_fenced() -> None:
 def test_a_sum_is_written_with_each_sign_once(values: list, written: str) -> None:
     """``terms``: a worked mean read "(1/3)(2+-3+-1)" when each term was shown on its own."""
     assert terms(values) == written
+
+
+def test_display_maths_in_a_worked_solution_is_never_highlighted_as_code() -> None:
+    """2026T2_Q1_NA Q7's `1 + 2 + … + T = T(T+1)/2` was guessed to be Python, its `…` on an error's red: every
+    display block the app shows is fenced as plain text."""
+    solution = render_math(instance("2026T2_Q1_NA Q7", 0).solution, fenced=True)
+    fences = re.findall(r"^\s*```(\w*)$", solution, re.MULTILINE)
+    assert fences and set(fences[0::2]) == {"text"} and set(fences[1::2]) == {""}
+    assert "1+2+…+T" in solution

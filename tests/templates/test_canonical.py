@@ -50,7 +50,7 @@ NOTES: dict[str, tuple[Any, float | None]] = {
     "2024T3_Q1_NA Q279": (4_204_032, None),                                             # 07 decoder layer
     "2024T1_Q1_NA Q192": ([0, 1, 7, 6], 0.0),                                           # 08 free-running
     # Week 2 worked examples
-    "practice/ls-targets": ([0.02, 0.02, 0.92, 0.02, 0.02], 1e-12),                     # V=5, eps=0.1
+    "practice/ls-targets": ([0.92, 0.02], 1e-12),                                       # V=5, eps=0.1: [gold, others]
     "2024T1_Q1_NA Q196": ([E**2 / (E**2 + E), E / (E**2 + E), 0, 0], 1e-12),             # 0.7311 / 0.2689
     "practice/layernorm-token": ([-np.sqrt(1.5), 0, np.sqrt(1.5)], 1e-12),             # x = (1, 2, 3)
     "2024T3_Q1_NA Q277": (18_944_000, None),                                            # 512 × 37,000

@@ -58,6 +58,7 @@ CASES: dict[str, tuple[str, str, str]] = {
     "forgot_output_projection": ("integer", "mha_params(64)", "{}"),
     "forgot_biases": ("integer", "mha_params(64)", "{}"),
     "counted_nonexistent_biases": ("integer", "mha_params(64, bias=False)", "{}"),
+    "stack_counted_as_one_layer": ("integer", "stack_params(mha_params(64), 6)", "{}"),
     "d_k_is_d_model": ("integer", "head_projection_params(512, 64)", "{}"),
     "pe_sin_cos_swapped": ("matrix", "sinusoidal_encoding(3, 4)", "{abs: 0.0005}"),
     "pe_wrong_frequency_index": ("matrix", "sinusoidal_encoding(3, 4)", "{abs: 0.0005}"),
@@ -94,7 +95,7 @@ def test_a_slipped_answer_is_named_without_being_listed(mutation_id: str) -> Non
     instance = make_instance(template, 0)
     value = slipped_answer(template, instance.values, BY_ID[mutation_id])
     assert value is not None
-    typed = answer_text(template, value, ())
+    typed = answer_text(template, value, (), instance.spec.precision)
     assert typed != instance.answer_text
     verdict = grade(instance.spec, typed)
     assert verdict.misconception == mutation_id
@@ -121,7 +122,7 @@ def test_listed_misconception_wins_and_unlisted_one_is_discovered_on_a_bundled_t
     instance = make_instance(template, 3)
     for mutation_id, listed in (("softmax_over_wrong_axis", True), ("scaled_by_d_k", False)):
         value = slipped_answer(template, instance.values, BY_ID[mutation_id])
-        verdict = grade(instance.spec, answer_text(template, value, ()))
+        verdict = grade(instance.spec, answer_text(template, value, (), instance.spec.precision))
         assert verdict.misconception == mutation_id and verdict.score == 0.0
         assert verdict.feedback.startswith(FEEDBACK_PREFIX) != listed  # listed: the template's own feedback
 
@@ -153,7 +154,8 @@ def test_discovery_is_computed_once_and_costs_a_few_instances() -> None:
     runs = []
     for seed in range(7, 10):
         instance, build = processor_time(make_instance, template, seed)
-        typed = answer_text(template, slipped_answer(template, instance.values, BY_ID["scaled_by_d_k"]), ())
+        typed = answer_text(template, slipped_answer(template, instance.values, BY_ID["scaled_by_d_k"]), (),
+                            instance.spec.precision)
         verdict, first = processor_time(grade, instance.spec, typed)
         assert verdict.misconception == "scaled_by_d_k"
         verdict, plain = processor_time(grade, replace(instance.spec, discover=None), typed)

@@ -18,7 +18,6 @@ MASKED = textwrap.dedent("""\
     difficulty: 1
     source: tests
     kind: vector
-    tolerance: {abs: 0.0005}
     params:
       z: {vector: 3, dist: integers, low: -2, high: 5, decimals: 0}
     derived:

@@ -102,7 +102,7 @@ def test_a_rule_on_parameters_is_checked_before_the_derived_values_it_guards() -
 
 
 def test_misconception_equal_to_answer_is_dropped_for_that_seed() -> None:
-    t = template(BASE + "kind: integer\nparams:\n  a: {int: [1, 5]}\nprompt: p\nanswer: a * 2\n"
+    t = template(BASE + "kind: integer\nparams:\n  a: {int: [1, 12]}\nprompt: p\nanswer: a * 2\n"
                  "misconceptions:\n  - id: forgot_biases\n    answer: 'a + a if a < 3 else a + 1'\nsolution: s\n")
     instances = [make_instance(t, seed) for seed in range(40)]
     for instance in instances:

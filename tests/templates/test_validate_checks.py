@@ -36,7 +36,7 @@ CHAIN = textwrap.dedent("""\
     difficulty: 1
     source: tests
     kind: parts
-    params: {n: {int: [2, 9]}}
+    params: {n: {int: [2, 20]}}
     derived: {one: n + 1, two: one * 2}
     prompt: n is {{ n }}.
     solution: done
@@ -147,11 +147,11 @@ def test_an_unsatisfiable_require_names_the_rule_that_refuses_the_draws(tmp_path
 
 def test_a_failing_seeds_small_arrays_are_written_out_and_large_ones_by_shape(tmp_path: Path) -> None:
     """A teacher saw 'x: 3 array' and could not recompute the failing answer: a few entries are written out."""
-    small = CHAIN.replace("params: {n: {int: [2, 9]}}",
-                          "params: {n: {int: [2, 9]}, x: {vector: 3, dist: integers, low: 1, high: 2}, "
+    small = CHAIN.replace("params: {n: {int: [2, 20]}}",
+                          "params: {n: {int: [2, 20]}, x: {vector: 3, dist: integers, low: 1, high: 2}, "
                           "big: {matrix: [4, 4], dist: integers, low: 0, high: 1}}")
     unknown = refusal(tmp_path, small.replace("answer: 2 * n}", "answer: twice(n)}"))
-    assert re.search(r"\(n = \d, x = \[[12], [12], [12]\], big: 4×4 array\)", unknown), unknown
+    assert re.search(r"\(n = \d+, x = \[[12], [12], [12]\], big: 4×4 array\)", unknown), unknown
 
 
 def test_a_choice_that_require_rules_out_on_every_draw_is_refused(tmp_path: Path) -> None:
@@ -182,7 +182,7 @@ SOFTMAX = textwrap.dedent("""\
     difficulty: 1
     source: tests
     kind: number
-    params: {z: {int: [1, 3]}}
+    params: {z: {int: [1, 12]}}
     prompt: What is the softmax weight of the first of the logits [{{ z }}, 0]? Give 4 decimals.
     answer: exp(z) / (exp(z) + 1)
     tolerance: {abs: 0.0005}
@@ -190,11 +190,12 @@ SOFTMAX = textwrap.dedent("""\
     """)
 
 
-def test_a_tolerance_wider_than_the_precision_asked_is_refused_by_its_field(tmp_path: Path) -> None:
-    """A teacher's 'Give 4 decimals' with abs: 0.5 marked 0.01 right for 0.4442 and was called valid."""
-    assert passes(tmp_path, SOFTMAX)
+def test_a_tolerance_beside_a_precision_asked_is_refused_by_its_field(tmp_path: Path) -> None:
+    """A teacher's 'Give 4 decimals' with abs: 0.5 marked 0.01 right for 0.4442 and was called valid; now the
+    precision the prompt asks is the tolerance, and a template states one or the other, never both."""
+    assert passes(tmp_path, SOFTMAX.replace("tolerance: {abs: 0.0005}\n", ""))
     wide = SOFTMAX.replace("{abs: 0.0005}", "{abs: 0.5}")
     line = wide.splitlines().index("tolerance: {abs: 0.5}") + 1
     assert refusal(tmp_path, wide).endswith(
-        "field 'tolerance.abs': 0.5 accepts answers 5,000 units of the last digit away, where the prompt asks for "
-        f"4 decimals: give at most 0.001, or ask for fewer digits (line {line})")
+        "field 'tolerance': the prompt asks for 4 decimals, which sets the tolerance (within one unit in the last "
+        f"place of the answer rounded to it): drop 'tolerance', or the prompt's precision (line {line})")

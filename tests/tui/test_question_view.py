@@ -48,11 +48,10 @@ def notes(markdown: str) -> list[str]:
 def test_a_right_answer_with_fewer_digits_than_asked_keeps_the_graders_note() -> None:
     """Found in the app: it showed a note only under a wrong answer, so a right one typed to 3 decimals
     where 4 are asked lost "the question asks for 4 decimals, you gave 3", which the CLI printed."""
-    item = instance("practice/softmax-scaling-peakedness", 3)  # 0.3647, asked to 4 decimals, abs 0.0005
-    short = grade(item.spec, "0.365")
-    assert (short.verdict, short.score) == ("correct", 1.0)
-    assert notes(feedback_markdown(item, short, with_solution=False)) == [
-        "correct, within the tolerance; the question asks for 4 decimals, you gave 3 decimals"]
+    item = instance("practice/softmax-scaling-peakedness", 3)  # 0.3647, asked to 4 decimals (the tolerance)
+    short = grade(item.spec, "0.365")  # right to 3 decimals: half right since the precision asked is the tolerance
+    assert (short.verdict, short.score) == ("partial", 0.5)
+    assert notes(feedback_markdown(item, short, with_solution=False)) == ["right to 3 decimals; give 4"]
     assert notes(feedback_markdown(item, grade(item.spec, "0.3647"), with_solution=False)) == []
     assert notes(feedback_markdown(item, grade(item.spec, "0.5"), with_solution=False)) != []
 

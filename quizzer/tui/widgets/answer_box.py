@@ -38,6 +38,8 @@ def answer_context(instance: Instance) -> dict[str, Any]:
         return {"length": len(np.asarray(instance.answer))}
     if instance.kind == "matrix":
         return {"shape": np.shape(instance.answer)}
+    if instance.kind in ("number", "integer"):
+        return {"units": instance.spec.units}
     return {}
 
 
