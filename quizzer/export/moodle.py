@@ -152,7 +152,8 @@ def _cloze(question: Question) -> tuple[str, str, str]:
             return f"<td>{_number(value)}</td>"
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        return f"<td>{{{weight}:NUMERICAL:={_shown(moodle_center(instance, value), tolerance)}:{_number(tolerance)}}}</td>"
+        shown = _shown(moodle_center(instance, value), tolerance)
+        return f"<td>{{{weight}:NUMERICAL:={shown}:{_number(tolerance)}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
