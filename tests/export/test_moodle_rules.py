@@ -201,6 +201,8 @@ def test_a_clozes_moodle_marks_and_scores_are_quizzers(tmp_path: Path) -> None:
             ours = grade(made.spec, str(typed.tolist() if typed.shape[0] > 1 else typed[0].tolist())).score
             if not (ours * free.sum()).is_integer():  # part credit for an entry short of the asked precision:
                 continue  # a rule of quizzer's that Moodle's numerical answers cannot state
+            if ours == 0.0 and _transposed(typed, answer):
+                continue  # quizzer's whole-answer rule for a transposed square matrix: Moodle marks blank by blank
             assert moodle_cloze.grade(text, list(typed[free])) == pytest.approx(ours), (key, seed, wrong.id)
             compared += 1
     assert exact_totals >= 10 and compared >= 20
@@ -264,9 +266,19 @@ def test_moodle_scores_every_right_answer_and_listed_mistake_as_quizzer_does(tmp
     assert total > 300 and agree / total > 0.9
 
 
+def _transposed(typed: np.ndarray, expected: np.ndarray) -> bool:
+    """A square matrix typed transposed: quizzer scores it 0 as a whole (its rule 8); Moodle marks a cloze
+    blank by blank, so the diagonal (and any symmetric pair) still earns there."""
+    return typed.ndim == 2 and typed.shape[0] == typed.shape[1] == expected.shape[0] and typed.shape == expected.shape \
+        and not np.allclose(typed, expected) and np.allclose(typed, expected.T)
+
+
 def _why_they_differ(made, value, theirs: float | None, ours: float) -> str:  # type: ignore[no-untyped-def]
     if made.kind == "order" and theirs == 0.0:
         return "order: partial credit by pairs"
+    if made.kind == "matrix" and ours == 0.0 and _transposed(np.atleast_2d(np.asarray(value, dtype=float)),
+                                                             np.atleast_2d(np.asarray(made.spec.expected, dtype=float))):
+        return "a square matrix typed transposed: 0 as a whole in quizzer, blank by blank in Moodle"
     if made.kind in ("vector", "matrix", "number") and theirs is not None:
         spec = made.spec
         if spec.given is not None:

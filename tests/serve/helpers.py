@@ -185,15 +185,24 @@ class Terminal:
 
         await self.socket.send_str(json.dumps(["stdin", keys]))  # type: ignore[attr-defined]
 
-    async def wait_for(self, marker: str) -> None:
-        """Wait until the screen shows ``marker`` after what an earlier wait consumed."""
+    async def wait_for(self, *markers: str) -> str:
+        """Wait until the screen shows one of ``markers`` after what an earlier wait consumed; the one it showed."""
         import asyncio
 
         deadline = time.monotonic() + WAIT
-        while marker not in self.text[self.seen:]:
-            assert time.monotonic() < deadline, f"never saw {marker!r}: {self.text[-1000:]!r}"
+        while not (shown := [marker for marker in markers if marker in self.text[self.seen:]]):
+            assert time.monotonic() < deadline, f"never saw {markers!r}: {self.text[-1000:]!r}"
             await asyncio.sleep(0.05)
+        marker = min(shown, key=lambda m: self.text.index(m, self.seen))
         self.seen = self.text.index(marker, self.seen) + len(marker)
+        return marker
+
+    async def see_verdict(self) -> None:
+        """After an answer: its verdict, and past a wrong answer's "try again" offer to the solution (the
+        footer then offers the next question)."""
+        if await self.wait_for("next question", "enter the solution") == "enter the solution":
+            await self.press("\r")
+            await self.wait_for("next question")
 
     async def close(self) -> None:
         self.reader.cancel()

@@ -63,6 +63,8 @@ def test_alice_signs_in_answers_and_signs_out_of_both_tabs(tmp_path: Path, monke
         page.keyboard.press("Enter")
         wait_until(attempts, "the attempt in the bank")
         assert attempts() == [("alice", "practice/w1c-seq2seq-context-numbers", "12800")], screen.text()[-2000:]
+        screen.wait_for("enter the solution")  # a wrong answer: the offer to try again first
+        page.keyboard.press("Enter")
         screen.wait_for("h⃗ᵢ;h⃖ᵢ")  # the solution, drawn with the bundled font
         page.screenshot(path=str(tmp_path / "3-solution.png"))
         faces = page.evaluate("Array.from(document.fonts).map(f => f.family + ' ' + f.weight + ' ' + f.status)")

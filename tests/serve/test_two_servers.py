@@ -74,7 +74,7 @@ def test_a_learner_continues_on_the_other_server_and_nothing_is_lost(shared_bank
                 await terminal.wait_for(" reviews due")
                 await terminal.press("\r")
                 await answer(terminal)
-                await terminal.wait_for("next question")  # alice saw her verdict
+                await terminal.see_verdict()  # alice saw her verdict
                 assert [who for who, _, _ in attempts()] == ["alice"]
                 await terminal.press("n")
                 apps = children(first.pid)
@@ -92,7 +92,7 @@ def test_a_learner_continues_on_the_other_server_and_nothing_is_lost(shared_bank
                 await terminal.wait_for(" reviews due")
                 await terminal.press("\r")
                 await answer(terminal)
-                await terminal.wait_for("next question")
+                await terminal.see_verdict()
                 assert [who for who, _, _ in attempts()] == ["alice"] * (2 + cut_short)
                 await terminal.close()
                 assert await on_second.sign_out() == 303
