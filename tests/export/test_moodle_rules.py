@@ -276,8 +276,8 @@ def _transposed(typed: np.ndarray, expected: np.ndarray) -> bool:
 def _why_they_differ(made, value, theirs: float | None, ours: float) -> str:  # type: ignore[no-untyped-def]
     if made.kind == "order" and theirs == 0.0:
         return "order: partial credit by pairs"
-    if made.kind == "matrix" and ours == 0.0 and _transposed(np.atleast_2d(np.asarray(value, dtype=float)),
-                                                             np.atleast_2d(np.asarray(made.spec.expected, dtype=float))):
+    typed, expected = (np.atleast_2d(np.asarray(v, dtype=float)) for v in (value, made.spec.expected))
+    if made.kind == "matrix" and ours == 0.0 and _transposed(typed, expected):
         return "a square matrix typed transposed: 0 as a whole in quizzer, blank by blank in Moodle"
     if made.kind in ("vector", "matrix", "number") and theirs is not None:
         spec = made.spec
