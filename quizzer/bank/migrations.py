@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Column,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -179,5 +180,24 @@ def _v2_to_v3(connection: Connection, default_learner: str) -> None:
     connection.execute(text("ALTER TABLE attempt ADD COLUMN carried_forward BOOLEAN NOT NULL DEFAULT FALSE"))
 
 
+# --- version 3 → 4: the exam date and daily minutes of each learner (the plan) -----------------------
+
+V4 = MetaData()
+Table("learner", V4, Column("id", Integer, primary_key=True))  # referenced only; never created here
+V4_STUDYPLAN = Table(
+    "studyplan", V4,
+    Column("learner_id", Integer, ForeignKey("learner.id"), primary_key=True),
+    Column("exam_date", Date),
+    Column("minutes_per_day", Integer, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+)
+
+
+def _v3_to_v4(connection: Connection, default_learner: str) -> None:
+    """A new table: no learner has a plan yet (the app plans towards a rolling horizon until one is set)."""
+    del default_learner
+    V4_STUDYPLAN.create(connection)
+
+
 # Keyed by the version a step upgrades *from*; every version below SCHEMA_VERSION has one.
-STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
