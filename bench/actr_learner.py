@@ -20,8 +20,8 @@ order: recall practice teaches more than recognition, Kang, McDermott & Roediger
 attended the lectures, one trace per topic 7 days before practice starts; β = 0.2 + ability
 (N(0, 0.3) per learner) + topic ease (N(0, 0.2) per topic, the same for every learner) + N(0, 0.2),
 so that a fresh learner recalls a topic about 5 % of the time, and 30 % just after one practice
-(a topic is harder to learn than a word pair: about ten spaced practices bring it to 70 %); a question is right if recalled,
-except for a slip (5 %), or by a guess (the format's guess chance, as in
+(a topic is harder to learn than a word pair: about ten spaced practices bring it to 70 %); a question
+is right if recalled, except for a slip (5 %), or by a guess (the format's guess chance, as in
 ``quizzer.learning.mastery.guess_probability``); it takes the kind's typical time
 (``quizzer.learning.review.TYPICAL_SECONDS``) × a learner's pace (log-normal, σ 0.2) × log-normal
 noise (σ 0.3), and then reading the feedback: 10 s after a right answer, 30 s after a wrong one.

@@ -1,18 +1,21 @@
 """Grade many typed answers in one process: ``quizzer grade --batch FILE``.
 
 This is how a teacher marks a class's answers collected elsewhere (a form, a transcribed paper).
-The file is CSV with the header ``key,seed,answer[,learner,seconds]``, or JSON Lines with those
-fields (``{"key": …, "seed": …, "answer": …}``, ``learner`` and ``seconds`` optional); which one is
-told by its first character.  A line answers one part of a multi-part question, named by its key and
-label (``practice/warmup-chain (b)``) or by the part's routed ID.  Each line is graded exactly as the
-app grades it and, unless it is a dry run, recorded by :meth:`Study.record` — the one path every
-answer takes — as an attempt of its learner (created if new; the current profile when the line names
-none), with its review card.  The
-answers, and the profiles of new learners, are committed together after the last line, not one by
-one: a class's file is one piece of work, recorded whole or not at all.
+The file is CSV with the header ``key,seed,answer[,learner,seconds,answered_at]``, or JSON Lines with
+those fields (``{"key": …, "seed": …, "answer": …}``, ``learner``, ``seconds`` and ``answered_at``
+optional); which one is told by its first character. ``answered_at`` (ISO-8601; no zone: UTC; never in
+the future) records an answer given on paper or in another system at its real time: the learner's review
+cards of the questions it answers are then replayed in time order (mastery and the plan are always
+computed from the attempts in time order). A line answers one part of a multi-part question, named by
+its key and label (``practice/warmup-chain (b)``) or by the part's routed ID. Each line is graded
+exactly as the app grades it and, unless it is a dry run, recorded by :meth:`Study.record` — the one
+path every answer takes — as an attempt of its learner (created if new; the current profile when the
+line names none), with its review card. The answers, and the profiles of new learners, are committed
+together after the last line, not one by one: a class's file is one piece of work, recorded whole or not
+at all.
 
-One result comes out per input line, in order, with the fields of ``quizzer grade --json`` and the
-line number; a line that cannot be graded (an unknown key, a bad seed, an unreadable answer) gets
+One result comes out per input line, in order, with the fields of ``quizzer grade --json`` and the line
+number; a line that cannot be graded (an unknown key, a bad seed, an unreadable answer) gets
 ``{"line": n, "error": "…"}`` and the others are still graded.
 """
 
@@ -24,6 +27,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlmodel import Session
@@ -31,6 +35,7 @@ from sqlmodel import Session
 from quizzer.bank.db import begin_write
 from quizzer.bank.learners import ensure_learner
 from quizzer.bank.store import part_keys, stored_template, template_keys
+from quizzer.common.clock import utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
 from quizzer.grading.parts import PartVerdict
@@ -43,7 +48,8 @@ from quizzer.templates.parts import LABELS, PART_NAME
 from quizzer.templates.schema import Template
 
 REQUIRED = ("key", "seed", "answer")
-OPTIONAL = ("learner", "seconds")
+OPTIONAL = ("learner", "seconds", "answered_at")
+HEADER = "key,seed,answer[,learner,seconds,answered_at]"
 INSTANCES_KEPT = 4096  # a class answering one paper shares a few (key, seed) pairs: compute each once
 VERDICTS_KEPT = 65536
 K = TypeVar("K")
@@ -60,6 +66,7 @@ class Line:
     answer: str
     learner: str | None
     seconds: float | None
+    answered_at: datetime | None = None
 
 
 class BadLine(Exception):
@@ -85,7 +92,7 @@ def _csv_lines(text: str) -> Iterator[Line | BadLine]:
     unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
     if missing or unknown:
         problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
-        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})")
+        raise UserError(f"line 1: the CSV header must be {HEADER} ({problem})")
     reader.fieldnames = header
     for row in reader:
         number = reader.line_num
@@ -126,7 +133,8 @@ def _line(number: int, record: dict[str, Any]) -> Line | BadLine:
         learner = record.get("learner") or None
         if learner is not None:
             learner = valid_name(str(learner), where="'learner'")
-        return Line(number, key.strip(), _seed(record["seed"]), str(answer), learner, _seconds(record.get("seconds")))
+        return Line(number, key.strip(), _seed(record["seed"]), str(answer), learner, _seconds(record.get("seconds")),
+                    _answered_at(record.get("answered_at")))
     except (ValueError, UserError) as exc:
         return BadLine(number, str(exc))
 
@@ -150,6 +158,22 @@ def _seconds(value: Any) -> float | None:
     return seconds
 
 
+def _answered_at(value: Any) -> datetime | None:
+    """An ISO-8601 instant as aware UTC (no zone: UTC); in the future is an error."""
+    if value in (None, ""):
+        return None
+    text = str(value).strip()
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"'answered_at' must be an ISO-8601 instant such as 2026-06-01T18:00:00Z, "
+                         f"got {text[:40]!r}") from None
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    if moment > utcnow():
+        raise ValueError(f"'answered_at' {text[:40]} is in the future")
+    return moment
+
+
 class BatchGrader:
     """Grades lines against the bank's templates, recording each for its learner unless ``dry_run``."""
 
@@ -162,6 +186,7 @@ class BatchGrader:
         self.studies: dict[str, Study] = {}
         self.instances: dict[tuple[str, int], Instance] = {}
         self.verdicts: dict[tuple[str, int, str], Verdict] = {}
+        self.dated: set[tuple[str, str]] = set()  # (learner, question) answered at a given time: replayed
 
     def results(self, lines: Iterator[Line | BadLine]) -> Iterator[dict[str, Any]]:
         """One result per line, in order: the verdict, or the line's error.  After the last one, the
@@ -176,6 +201,7 @@ class BatchGrader:
                 yield {"line": bad.number, "error": str(bad)}
         for study in self.studies.values():
             study.stage_for_commit()
+        self._replay_dated()
 
     def grade(self, line: Line) -> dict[str, Any]:
         whole, part = self._instance(line)
@@ -184,11 +210,13 @@ class BatchGrader:
         verdict = self._verdict(line, instance)
         if verdict.verdict == "invalid":  # checked before a learner is created for it
             raise BadLine(line.number, f"could not read the answer {line.answer[:60]!r}: {verdict.feedback}")
+        if not self.dry_run and line.answered_at is not None:
+            self.dated.add((learner, whole.key))
         if not self.dry_run and part is not None:
             self._study(learner).record_parts(whole, [(PartVerdict(whole.parts[part].label, verdict), line.answer)],
-                                              line.seconds)
+                                              line.seconds, at=line.answered_at)
         elif not self.dry_run:
-            self._study(learner).record(instance, line.answer, verdict, line.seconds)
+            self._study(learner).record(instance, line.answer, verdict, line.seconds, at=line.answered_at)
         return {"line": line.number, "learner": learner,
                 **verdict.to_json(line.key, line.seed, recorded=not self.dry_run),
                 # marks: the question's points, scaled by the score (a select-all answer earns part of them)
@@ -206,9 +234,7 @@ class BatchGrader:
         labelled = PART_NAME.fullmatch(line.key)
         key, part = ((labelled["key"], LABELS.index(labelled["label"])) if labelled
                      else self.parts.get(line.key, (line.key, None)))
-        if key not in self.templates:
-            self.templates[key] = stored_template(session=self.session, key=key)
-        template = self.templates[key]
+        template = self._template(key)
         if template is None:
             known = [*template_keys(session=self.session), *self.parts]
             raise BadLine(line.number, f"unknown question {line.key!r}{did_you_mean(line.key, known)}")
@@ -223,6 +249,23 @@ class BatchGrader:
         instance = _remembered(self.instances, (key, line.seed), INSTANCES_KEPT,
                                lambda: make_instance(template, line.seed))
         return instance, part
+
+    def _replay_dated(self) -> None:
+        """The review cards of questions answered with ``answered_at``, rebuilt from their answers in
+        time order: an answer dated before the card's last review must not count as the latest."""
+        if not self.dated:
+            return
+        self.session.flush()
+        for name, key in sorted(self.dated):
+            study = self.studies[name]
+            template = self._template(key)
+            if template is not None:
+                study.replay_card(template)
+
+    def _template(self, key: str) -> Template | None:
+        if key not in self.templates:
+            self.templates[key] = stored_template(session=self.session, key=key)
+        return self.templates[key]
 
     def _study(self, name: str) -> Study:
         if name not in self.studies:

@@ -30,6 +30,7 @@ from quizzer.learning.plan.picker import Choice, GainCache, Offer, pick
 from quizzer.learning.plan.schedule import DayPlan, PlanSettings, moment, prediction, today_plan
 from quizzer.learning.plan.state import LearnerState
 from quizzer.learning.plan.weights import ExamWeights, exam_weights
+from quizzer.learning.regrade import as_answers, replayed_card
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
@@ -290,12 +291,13 @@ class Study:
         return verdict, recorded
 
     def record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None, *,
-               replacing: Recorded | None = None) -> Recorded | None:
-        """Record a response already graded by :func:`~quizzer.grading.verdict.grade` (readable), with its review step.
+               replacing: Recorded | None = None, at: datetime | None = None) -> Recorded | None:
+        """Record a response already graded by :func:`~quizzer.grading.verdict.grade` (readable), with its review step,
+        now or ``at`` (an answer given earlier, elsewhere).
         None when ``commit_each`` is off: the attempt is staged (see :meth:`stage_for_commit`)."""
         if replacing is not None:
             self._withdraw(instance.key, replacing)
-        return self._record(instance, response, verdict, seconds)
+        return self._record(instance, response, verdict, seconds, at)
 
     def answer_parts(self, instance: Instance, responses: Sequence[str], seconds: float | None, *,
                      replacing: Recorded | None = None) -> tuple[tuple[PartVerdict, ...], Recorded | None]:
@@ -312,12 +314,12 @@ class Study:
         return verdicts, self.record_parts(instance, answered, seconds)
 
     def record_parts(self, instance: Instance, answered: Sequence[tuple[PartVerdict, str]],
-                     seconds: float | None) -> Recorded | None:
+                     seconds: float | None, *, at: datetime | None = None) -> Recorded | None:
         """Record graded parts of one multi-part answer (readable ones): one attempt per part, all at the
         same moment, each with its label and ``carried_forward``; the question's review card takes one
         step, scored by the marks the answered parts earned out of theirs. None when ``commit_each`` is
         off (staged, as :meth:`record`)."""
-        now = self._now()
+        now = as_utc(at) if at is not None else self._now()
         marks = {part.label: part.question.points for part in instance.parts}
         outcome, earned = whole_outcome([(v.verdict.score, marks[v.label]) for v, _ in answered])
         whole = Verdict(outcome, earned, instance.answer_text, "")
@@ -355,8 +357,9 @@ class Study:
             card.due = ReviewState.from_json(earlier.card_before).due
         self.session.flush()
 
-    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
-        now = self._now()
+    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
+                at: datetime | None = None) -> Recorded | None:
+        now = as_utc(at) if at is not None else self._now()
         before = self._review(instance, response, verdict, seconds, now)
         if not self.commit_each:
             self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
@@ -386,6 +389,20 @@ class Study:
             assert self._batch_cards is not None, "read by _card"
             self._batch_cards[instance.key] = card  # pending until the commit: the next answer must find it
         return before
+
+    def replay_card(self, template: Template) -> None:
+        """Rebuild this learner's review card of ``template`` from every answer to it, in time order (answers
+        recorded with an earlier ``at`` than the card's last review are then counted where they belong)."""
+        query = select(Attempt).where(Attempt.learner_id == self.learner_id, Attempt.template_key == template.key)
+        attempts = list(self.session.exec(query.order_by(col(Attempt.created_at), col(Attempt.id))).all())
+        card = self._card(template.key)
+        if not attempts or card is None:
+            return
+        last = as_utc(attempts[-1].created_at)
+        state = replayed_card(as_answers(attempts), template)
+        card.state_json, card.due, card.updated_at = state.to_json(), state.due, last
+        self.session.add(card)
+        self._running = None  # mastery and the plan replay the attempts in time order
 
     def stage_for_commit(self) -> None:
         """Without ``commit_each``: put the staged answers in the session, for the caller's commit."""

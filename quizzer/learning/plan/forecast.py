@@ -17,16 +17,16 @@ the predicted chance of a right answer to a fresh question of the topic then,
 
 **The gain of one question** of kind ``k`` on topic ``t`` now (``n``), for the exam at ``E``: the
 learner answers right with ``p_now = g_k + (1 − s − g_k)·K·R(n)``; either way the worked solution
-teaches, ``K' = K + η·(1 − g_k)·(1 − K)/(1 + m)`` (knowledge tracing's learning rate ``η``, with
-diminishing returns for the ``m`` questions already answered on the topic today: massed practice
-teaches less than spaced), and the card is reviewed Good (right) or Again (wrong; but a wrong answer
-followed by its worked solution leaves the memory no weaker than it was, so its recall is never
-taken below the card's present forecast), so
+teaches, ``K' = K + η·(1 − g_k)·(1 − K)`` (knowledge tracing's learning rate ``η``), and the card is
+reviewed Good (right) or Again (wrong; but a wrong answer followed by its worked solution leaves the
+memory no weaker than it was, so its recall is never taken below the card's present forecast), so
 
-    gain = w_t · (1 − s − g) · (K'·R'(E) − K·R(E)),
+    gain = w_t · (1 − s − g) · (K'·R'(E) − K·R(E)) / (1 + m),
     R'(E) = R(E) + (1 − g_k) · (p_now·R_good(E) + (1 − p_now)·R_again(E) − R(E))
 
-divided by the expected minutes of the question (``LearnerState.seconds_for`` plus
+with diminishing returns for the ``m`` questions already answered on the topic today (massed
+practice teaches less than spaced: the third question of a day on a topic is worth a third of the
+first), divided by the expected minutes of the question (``LearnerState.seconds_for`` plus
 :data:`FEEDBACK_SECONDS` to read the feedback).  The factor ``1 − g_k`` is how much of a question
 the learner must work out rather than recognise or guess: a true/false question exercises the
 topic less than a typed one, and a plan that counted them alike would fill the days with the
@@ -103,10 +103,10 @@ def gain(view: Outlook, kind: str, option_count: int | None, weight: float, toda
     the topic having been answered ``today`` times already today (see above)."""
     slip, g_k, k_now = DEFAULTS.slip, guess_probability(kind, option_count), view.knowledge
     right_now = g_k + (1 - slip - g_k) * k_now * view.recall_now
-    k_next = k_now + LEARN_RATE * (1 - g_k) * (1 - k_now) / (1 + today)
+    k_next = k_now + LEARN_RATE * (1 - g_k) * (1 - k_now)
     reviewed = right_now * view.recall_if_right + (1 - right_now) * view.recall_if_wrong
     r_next = view.recall_exam + (1 - g_k) * (reviewed - view.recall_exam)
-    return weight * (1 - slip - EXAM_GUESS) * (k_next * r_next - k_now * view.recall_exam)
+    return weight * (1 - slip - EXAM_GUESS) * (k_next * r_next - k_now * view.recall_exam) / (1 + today)
 
 
 @dataclass(frozen=True)

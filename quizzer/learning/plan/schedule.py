@@ -6,8 +6,9 @@ weeks ahead).  Days run from midnight to midnight in the learner's time zone (th
 the exam is taken to start at :data:`EXAM_HOUR` on its date, and the prediction is for then.
 
 **Today's plan** is the picker run ahead on a copy of the learner's state for the minutes left
-today: each question answered in its expected time, right when the model predicts a right answer
-more likely than not.  It says how many questions, about how many minutes and which topics; the
+today: each question answered in its expected time, right or wrong as drawn (with a fixed seed)
+from the model's predicted chance, so the plan is a plausible day, the same each time it is asked.
+It says how many questions, about how many minutes and which topics; the
 real sitting then picks one question at a time from the real answers.
 """
 
@@ -96,7 +97,7 @@ def today_plan(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo
     done = state.seconds_since(view.day_start)
     left = settings.minutes_per_day * 60 - done
     ahead, clock, planned, cache = state.copy(), now, Counter[str](), GainCache()
-    rng, recent, spent, count = random.Random(0), list[str](), 0.0, 0
+    rng, draws, recent, spent, count = random.Random(0), random.Random(1), list[str](), 0.0, 0
     by_key = {e.key: e for e in offer.entries}
     while count < MAX_PLANNED:
         choice = pick(ahead, offer, topics, weights, moment(settings, clock, tz), rng, recent=recent, cache=cache)
@@ -104,7 +105,7 @@ def today_plan(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo
         seconds = ahead.seconds_for(question.kind)
         if spent + seconds > left:
             break
-        right = _likely_right(ahead, question, clock)
+        right = draws.random() < _chance(ahead, question, clock)
         ahead.fold(GradedAttempt(question.key, 0, "correct" if right else "incorrect", float(right), seconds, clock))
         recent.append(question.key)
         planned[choice.topic or ""] += 1
@@ -112,13 +113,13 @@ def today_plan(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo
     return DayPlan(count, spent / 60, dict(planned.most_common()), done / 60, settings.minutes_per_day)
 
 
-def _likely_right(state: LearnerState, question: Entry, at: datetime) -> bool:
+def _chance(state: LearnerState, question: Entry, at: datetime) -> float:
+    """The model's chance of a right answer to ``question`` at ``at``."""
     if question.topic is None:
-        return False
+        return 0.0
     g = guess_probability(question.kind, question.options)
     topic = question.topic
-    p = g + (1 - DEFAULTS.slip - g) * knowledge(state, topic) * recall(state.topic_cards.get(topic), at)
-    return p >= 0.5
+    return g + (1 - DEFAULTS.slip - g) * knowledge(state, topic) * recall(state.topic_cards.get(topic), at)
 
 
 def prediction(state: LearnerState, weights: ExamWeights, settings: PlanSettings, now: datetime,
