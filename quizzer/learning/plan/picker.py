@@ -13,8 +13,12 @@ this order; a rule that would leave nothing is relaxed (skipped), so there is al
    selection has never been tried, a topic answered twice today waits;
 5. **near the exam, no new question that could not be reviewed once before it**: with fewer than
    :data:`NEW_NEEDS_DAYS` days left, a question never seen is asked only on a topic never tried;
-6. **prerequisites order the topics softly**: a topic waits until each of its prerequisites that
-   the selection can practise has been answered right at least once (tried with some success).
+6. **untried topics first**: while a topic of what is left has never been tried, it is asked before
+   any other (however small its exam weight: no topic is left untried on the exam day);
+7. **prerequisites order the topics softly**: a topic waits until each of its prerequisites that
+   the selection has questions about has been answered right at least once (tried with some
+   success) — among the untried topics too, so they come in the course's order; when every
+   remaining topic waits, the rule is relaxed like the others, so nothing is ever locked.
 
 Of what is left, the question with the largest expected gain in the exam-day objective per
 expected minute (``quizzer.learning.plan.forecast``); among equal gains the one seen least
@@ -120,8 +124,8 @@ class Offer:
     def __init__(self, questions: Sequence[Question]) -> None:
         self.entries = [Entry(q.key, q.topics[0] if q.topics else None, q.answered_kind, q.option_count)
                         for q in questions]
-        self.topics = {e.topic for e in self.entries if e.topic is not None}  # primary topics
-        self.practisable = {t for q in questions for t in q.topics}
+        # The primary topics: a prerequisite counts as tried when a question about it was answered right.
+        self.topics = {e.topic for e in self.entries if e.topic is not None}
         if not self.entries:
             raise LookupError("no questions match this selection")
 
@@ -178,8 +182,9 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
         pool = _narrow(pool, lambda e: e.topic is None or topic_today[e.topic] < TOPIC_DAY_BEFORE_ALL_TRIED)
     if moment.days_left is not None and moment.days_left < NEW_NEEDS_DAYS:
         pool = _narrow(pool, lambda e: e.key in state.answered or e.topic is None or state.topic_answers[e.topic] == 0)
-    ready = {t: all(p not in offer.practisable or state.topic_right[p] > 0
+    ready = {t: all(p not in offer.topics or state.topic_right[p] > 0
                     for p in (topics[t].prerequisites if t in topics else ())) for t in offer.topics}
+    pool = _narrow(pool, lambda e: e.topic is not None and state.topic_answers[e.topic] == 0)
     pool = _narrow(pool, lambda e: e.topic is None or ready[e.topic])
     cache = cache or GainCache()
     stamps = {t: (state.topic_answers[t], state.tracker.topic(t).attempts, since)
