@@ -56,6 +56,7 @@ from quizzer.templates.loader import load_path  # noqa: E402
 from quizzer.templates.schema import Template  # noqa: E402
 
 POLICIES = ("plan", "what next", "FSRS due-first", "cramming", "random")
+READ_CARDS = frozenset({"what next", "FSRS due-first"})  # the policies that read the questions' review cards
 SETTINGS = ((14, 20), (14, 40), (28, 20), (28, 40))  # (days before the exam, minutes a day)
 EXAM_DATE = date(2026, 6, 15)
 SITTING_HOUR = 18
@@ -172,7 +173,7 @@ def simulate(policy: str, days: int, minutes: int, learner_seed: int) -> Outcome
             now += timedelta(seconds=seconds)
             guess = guess_probability(kind, template.option_count)
             right = learner.answer(template.topics[0] if template.topics else None, kind, guess, now.timestamp())
-            record(practice, template, right, seconds, now)
+            record(practice, template, right, seconds, now, cards=policy in READ_CARDS)
             spent += seconds + learner.feedback(right)
             now += timedelta(seconds=learner.feedback(right))
         loads.append(spent / 60)
@@ -180,10 +181,15 @@ def simulate(policy: str, days: int, minutes: int, learner_seed: int) -> Outcome
                    sum(1 for t in topics if practice.state.topic_answers[t] == 0), practice.state.answers)
 
 
-def record(practice: Practice, template: Template, right: bool, seconds: float, at: datetime) -> None:
-    """What ``Study`` records for an answer: the attempt (folded into the state) and the question's card."""
+def record(practice: Practice, template: Template, right: bool, seconds: float, at: datetime, *,
+           cards: bool) -> None:
+    """What ``Study`` records for an answer: the attempt (folded into the state) and, for the policies that
+    read them (``cards``: what next and FSRS due-first; the plan never does), the question's review card."""
     verdict = "correct" if right else "incorrect"
     practice.state.fold(GradedAttempt(template.key, 0, verdict, float(right), seconds, at))
+    if not cards:
+        practice.recent.append(template.key)
+        return
     response = ("good" if right else "again") if template.answered_kind == "text" else ""
     practice.cards[template.key] = after_answer(practice.cards.get(template.key), verdict=verdict, score=float(right),
                                                 seconds=seconds, kind=template.answered_kind, response=response, at=at)
@@ -203,7 +209,9 @@ def exam_score(learner: ActrLearner, weights: ExamWeights, topics: Sequence[str]
 
 
 def run(policy: str, days: int, minutes: int, learners: int) -> list[Outcome]:
-    return [simulate(policy, days, minutes, seed) for seed in range(learners)]
+    outcomes = [simulate(policy, days, minutes, seed) for seed in range(learners)]
+    print(f"  … {policy}, {days} days × {minutes} min: done", file=sys.stderr, flush=True)
+    return outcomes
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,7 @@ def plan_json(study: Study, view: PlanView, now: datetime) -> dict[str, Any]:
                              for t, n in view.today.topics.items()]},
         "predicted": {"score": round(view.prediction.score, 4), "low": round(view.prediction.low, 4),
                       "high": round(view.prediction.high, 4), "interval": 0.8,
+                      "topics_tried": view.prediction.tried,
                       "topics": [{"id": t, "name": topics[t].name if t in topics else t,
                                   "weight": weights.weights.get(t, 0.0), "weight_source": weights.source.get(t),
                                   "p": round(p, 4)} for t, p in view.prediction.topics.items()]},
@@ -118,7 +119,9 @@ def plan_text(study: Study, view: PlanView) -> str:
         left = "today" if view.days_left == 0 else f"in {view.days_left} day{'s' * (view.days_left != 1)}"
         head = f"Exam {settings.exam.isoformat()} ({left}) · {settings.minutes_per_day} minutes a day."
     lines = [head,
-             f"Predicted exam score: {predicted.score:.0%} (80 % interval {predicted.low:.0%}–{predicted.high:.0%}).",
+             "Predicted exam score: none yet (nothing answered)." if predicted.tried == 0 else
+             f"Predicted exam score: {predicted.score:.0%} (80 % interval {predicted.low:.0%}–{predicted.high:.0%}; "
+             f"{predicted.tried} of {len(predicted.topics)} topics tried).",
              f"Today: {today.done_minutes:.0f} of {today.goal_minutes} minutes done"]
     if today.questions:
         lines[-1] += f"; next, about {today.questions} questions in {today.minutes:.0f} minutes:"

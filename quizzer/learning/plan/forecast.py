@@ -26,11 +26,14 @@ memory no weaker than it was, so its recall is never taken below the card's pres
 
 with diminishing returns for the ``m`` questions already answered on the topic today (massed
 practice teaches less than spaced: the third question of a day on a topic is worth a third of the
-first), divided by the expected minutes of the question (``LearnerState.seconds_for`` plus
-:data:`FEEDBACK_SECONDS` to read the feedback).  The factor ``1 − g_k`` is how much of a question
-the learner must work out rather than recognise or guess: a true/false question exercises the
-topic less than a typed one, and a plan that counted them alike would fill the days with the
-quickest questions.  FSRS grows the
+first), times the question's **exam likeness** ``x_k`` (:data:`EXAM_LIKENESS`: 1 for a value or expression
+worked out and typed, as the exam asks; 0.5 for a question answered by recognising — a choice,
+select-all, true/false, an order — or a recall card rated by oneself: practice in the form of the
+final test transfers best, Kang, McDermott & Roediger 2007), divided by the expected minutes of the
+question (``LearnerState.seconds_for`` plus :data:`FEEDBACK_SECONDS` to read the feedback).  The
+factor ``1 − g_k`` is how much of a question the learner must work out rather than guess.  Without
+both, a plan that divides by minutes would fill the days with the quickest questions (it did: two
+thirds select-all questions in a fresh learner's first three days).  FSRS grows the
 stability most when the memory has faded (its spacing effect) and hardly at all the same day, so
 the gain itself spreads the practice: over topics within a day, over days for a topic.
 
@@ -55,6 +58,8 @@ DECAY = -SCHEDULER.parameters[20]  # FSRS-6's forgetting curve: R(t) = (1 + FACT
 FACTOR = 0.9 ** (1 / DECAY) - 1
 EXAM_GUESS = DEFAULTS.typed_guess  # an exam question is worked out and typed, not picked
 FEEDBACK_SECONDS = 20.0  # reading the verdict and the worked solution, whatever the question
+RECOGNISED = frozenset({"choice", "multi", "bool", "order", "text"})
+EXAM_LIKENESS = {kind: 0.5 for kind in RECOGNISED}  # every other kind (typed): 1
 DAY = 86400.0
 
 
@@ -106,7 +111,8 @@ def gain(view: Outlook, kind: str, option_count: int | None, weight: float, toda
     k_next = k_now + LEARN_RATE * (1 - g_k) * (1 - k_now)
     reviewed = right_now * view.recall_if_right + (1 - right_now) * view.recall_if_wrong
     r_next = view.recall_exam + (1 - g_k) * (reviewed - view.recall_exam)
-    return weight * (1 - slip - EXAM_GUESS) * (k_next * r_next - k_now * view.recall_exam) / (1 + today)
+    likeness = EXAM_LIKENESS.get(kind, 1.0)
+    return likeness * weight * (1 - slip - EXAM_GUESS) * (k_next * r_next - k_now * view.recall_exam) / (1 + today)
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,7 @@ class Prediction:
     low: float
     high: float
     topics: Mapping[str, float]
+    tried: int  # topics practised at least once: the others are predicted at the guess rate
 
 
 Z80 = 1.2816  # the normal quantile of an 80 % two-sided interval
@@ -134,4 +141,5 @@ def predicted_score(state: LearnerState, shares: Mapping[str, float], exam: date
         spread = (1 - slip - EXAM_GUESS) * recall(state.topic_cards.get(topic), exam) * sd
         variance += (share * spread) ** 2
     half = Z80 * math.sqrt(variance)
-    return Prediction(score, max(score - half, 0.0), min(score + half, 1.0), per_topic)
+    tried = sum(1 for topic in shares if topic in state.topic_cards)
+    return Prediction(score, max(score - half, 0.0), min(score + half, 1.0), per_topic, tried)

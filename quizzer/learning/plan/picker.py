@@ -7,7 +7,8 @@ this order; a rule that would leave nothing is relaxed (skipped), so there is al
    before), ``mistakes`` (questions whose latest answer was wrong; fresh numbers each time).  These
    are the student's own choice and never relaxed: an empty one raises ``LookupError``;
 2. **no question more than twice a day** (:data:`PER_DAY`): a wrong answer comes back once, later
-   (first among its topic's questions when the topic is next chosen);
+   (first among its topic's questions when the topic is next chosen); one answered right today
+   does not come back today;
 3. **interleaving**: none of the last :data:`RECENT` questions asked in this sitting;
 4. **every topic tried before any gets its third question of the day**: while a topic of the
    selection has never been tried, a topic answered twice today waits;
@@ -175,6 +176,7 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
     today = {e.key: _answers_since(state.answered.get(e.key), since) for e in pool}
     fewest = min(today.values())
     pool = _narrow(pool, lambda e: today[e.key] < max(PER_DAY, fewest + 1))  # relaxed: the least asked today
+    pool = _narrow(pool, lambda e: not (today[e.key] and state.last_right.get(e.key)))
     recent_set, last = set(recent[-RECENT:]), (recent[-1] if recent else None)
     pool = _narrow(_narrow(pool, lambda e: e.key != last), lambda e: e.key not in recent_set)
     topic_today = {t: _answers_since(state.topic_times.get(t), since) for t in offer.topics}
@@ -190,30 +192,22 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
     stamps = {t: (state.topic_answers[t], state.tracker.topic(t).attempts, since)
               for t in {e.topic for e in pool if e.topic is not None}}
     minutes: dict[str, float] = {}
-    scores: dict[tuple[str | None, str, int | None], float] = {}
 
-    def per_minute(e: Entry) -> float:
-        group = (e.topic, e.kind, e.options)
-        score = scores.get(group)
-        if score is None:
-            t = e.topic
-            if t is None:
-                score = 0.0
-            else:
-                if e.kind not in minutes:
-                    minutes[e.kind] = (state.seconds_for(e.kind) + FEEDBACK_SECONDS) / 60
+    def per_minute(group: Group) -> float:
+        t, kind, options = group
+        if kind not in minutes:
+            minutes[kind] = (state.seconds_for(kind) + FEEDBACK_SECONDS) / 60
 
-                def fresh(t: str = t) -> float:
-                    view = cache.outlook(t, stamps[t], lambda: outlook(state, t, moment.now, moment.exam))
-                    return gain(view, e.kind, e.options, weights.weights.get(t, 0.0), topic_today[t])
+        def fresh() -> float:
+            view = cache.outlook(t, stamps[t], lambda: outlook(state, t, moment.now, moment.exam))
+            return gain(view, kind, options, weights.weights.get(t, 0.0), topic_today[t])
 
-                score = cache.gain((t, e.kind, e.options), stamps[t], topic_today[t], fresh) / minutes[e.kind]
-            scores[group] = score
-        return score
+        return cache.gain(group, stamps[t], topic_today[t], fresh) / minutes[kind]
 
-    scored = [(per_minute(e), e) for e in pool]
-    best = max(score for score, _ in scored)
-    top = [e for score, e in scored if score >= best - 1e-12]
+    # Questions alike to the plan (topic, kind, options) are scored once; a question without a topic scores 0.
+    scores = {group: per_minute(group) for group in {(e.topic, e.kind, e.options) for e in pool if e.topic is not None}}
+    best = max(scores.values(), default=0.0)
+    top = [e for e in pool if (scores[(e.topic, e.kind, e.options)] if e.topic is not None else 0.0) >= best - 1e-12]
 
     def seen(e: Entry) -> float:
         at = state.last_seen(e.key)
