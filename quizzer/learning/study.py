@@ -250,9 +250,17 @@ class Study:
     def clear_plan(self) -> bool:
         return clear_plan(session=self.session, learner_id=self.learner_id)
 
-    def plan_view(self, *, week: int | None = None) -> PlanView:
-        """Days left, the rest of today's plan and the predicted exam score (of ``week``'s topics, or all)."""
-        settings, now = self.plan_settings(), self._now()
+    def today_progress(self) -> tuple[float, int, int]:
+        """(minutes practised today, the daily goal in minutes, answers today) in the learner's day."""
+        state, now = self.plan_state(), self._now()
+        start = moment(self.plan_settings(), now, self.tz).day_start
+        answers = sum(1 for at, _ in state.spent if at >= start)
+        return state.seconds_since(start) / 60, self.plan_settings().minutes_per_day, answers
+
+    def plan_view(self, *, week: int | None = None, at: datetime | None = None) -> PlanView:
+        """Days left, the rest of today's plan and the predicted exam score (of ``week``'s topics, or all),
+        now or ``at`` (e.g. tomorrow morning)."""
+        settings, now = self.plan_settings(), as_utc(at) if at is not None else self._now()
         questions = [t for t in self.templates.values() if week is None or t.week == week]
         topics = sorted({t.topics[0] for t in questions if t.topics})
         state = self.plan_state()

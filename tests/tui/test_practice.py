@@ -131,7 +131,7 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
                 assert current(app) is not instance and not screen.answered
 
             kinds = {instance.kind for instance, _ in answered}
-            assert len(kinds) >= 4, kinds
+            assert len(kinds) >= 3, kinds  # the plan favours questions worked out and typed, as the exam asks
             records = attempts(bundled_bank_url)
             assert [(a.template_key, a.seed) for a in records] == [(i.key, i.seed) for i, _ in answered]
             assert [a.verdict == "correct" for a in records] == plan
@@ -207,7 +207,10 @@ def test_a_selection_with_no_questions_says_so_and_stays_on_the_dashboard(
     async def scenario() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await loaded(app, pilot)
-            await pilot.pause()
+            for _ in range(200):  # the practice screen opens, finds nothing and closes: wait for its notice
+                if any(n.title == "Nothing to practise" for n in app._notifications):
+                    break
+                await pilot.pause(0.05)
             assert isinstance(app.screen, DashboardScreen)
             assert any(n.title == "Nothing to practise" for n in app._notifications)
 
@@ -310,7 +313,12 @@ def test_the_live_preview_reads_the_answer_before_it_is_submitted(new_app: Calla
             assert app.screen.query_one("#answer-input", Input).value == "12e"
             # A vector one number short is read as grading reads it: told so under the input, as it is typed
             # and on enter (it read "I read: [...]" and only a passing notice over the title said why).
-            vector = await skip_to(pilot, app, ("vector",))
+            await pilot.press("escape")  # nothing answered: straight back to the dashboard
+            await pilot.pause()
+            assert app.study is not None
+            app.push_practice(key=next(k for k, t in sorted(app.study.templates.items()) if t.kind == "vector"))
+            await pilot.pause()
+            vector = current(app)
             short = " ".join("1" for _ in range(len(vector.answer) - 1))
             await pilot.press(*short)
             assert text_of(app, "#answer-preview") == \
@@ -400,7 +408,7 @@ def test_topic_practice_names_its_topic_and_does_not_bring_back_right_answers(
             for number in range(1, 9):
                 instance = current(app)
                 assert topic in instance.topics
-                assert f"Question {number} · topic: {name}" in text_of(app, "#reason")
+                assert f"Question {number} · {name} · exam weight" in text_of(app, "#reason")
                 seen.append(instance.key)
                 await answer(pilot, app, correct=True)
                 clock.advance(minutes=4)  # 32 minutes in all: every 1- and 10-minute step falls due

@@ -17,10 +17,12 @@ from textual.widgets import DataTable, Header, Static
 
 from quizzer.templates.catalog import load_catalog
 from quizzer.tui.widgets.mastery_bar import mastery_bar
+from quizzer.tui.widgets.plan_panel import PlanPanel
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:  # the study layer (numpy, the bank) loads after the first paint
     from quizzer.learning.dashboard import Dashboard, TopicRow
+    from quizzer.learning.study import PlanView
 
 BAR = 6  # mastery bar cells; with " 100%" the column is 11 wide
 # Content widths of the fixed columns: week, mastery, tries, accuracy, due.
@@ -63,16 +65,20 @@ class DashboardScreen(Screen[None]):
     BINDINGS = [
         Binding("enter", "practise_most", "Practise", priority=True),
         Binding("p", "practise_topic", "Topic"),
+        Binding("m", "practise_mode('mistakes')", "Mistakes"),
+        Binding("n", "practise_mode('new')", "New", show=False),
+        Binding("r", "practise_mode('reviews')", "Reviews", show=False),
         Binding("e", "app.exam", "Exam"),
         Binding("b", "app.browse", "Bank"),
         Binding("h", "app.history", "History"),
     ]
 
     class PractiseRequested(Message):
-        """The student asked to practise: a topic id, or None for 'what I need most'."""
+        """The student asked to practise: a topic id, or None for 'what I need most'; ``mode``: the plan,
+        or new questions, reviews or mistakes only (``quizzer.learning.plan.picker``)."""
 
-        def __init__(self, topic: str | None) -> None:
-            self.topic = topic
+        def __init__(self, topic: str | None, mode: str = "plan") -> None:
+            self.topic, self.mode = topic, mode
             super().__init__()
 
     def __init__(self) -> None:
@@ -83,6 +89,7 @@ class DashboardScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Loading your bank…", id="summary")
+        yield PlanPanel("", id="plan")
         with Horizontal(id="dashboard"):
             yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
             yield DataTable(id="papers", cursor_type="row", zebra_stripes=True)
@@ -99,12 +106,15 @@ class DashboardScreen(Screen[None]):
         self.data = data
         self.query_one("#summary", Static).update(
             f"{plural(data.attempts, 'answer')} · {plural(data.due, 'review')} due · "
-            "[b]enter[/] practise what you need most · [b]?[/] all keys")
+            "[b]enter[/] plan · [b]m[/] mistakes · [b]n[/] new · [b]r[/] reviews")
         self._fill_topics()
         papers = self.query_one("#papers", DataTable)
         papers.clear()
         for paper in data.papers:
             papers.add_row(paper.paper, f"{paper.done}/{paper.routed}", key=paper.paper)
+
+    def show_plan(self, view: PlanView) -> None:
+        self.query_one("#plan", PlanPanel).show(view, load_catalog().topics)
 
     def on_resize(self, event: Resize) -> None:
         # After the refresh, so the table has its new width to fit the columns to.
@@ -167,6 +177,9 @@ class DashboardScreen(Screen[None]):
 
     def action_practise_most(self) -> None:
         self.post_message(self.PractiseRequested(None))
+
+    def action_practise_mode(self, mode: str) -> None:
+        self.post_message(self.PractiseRequested(None, mode))
 
     def action_practise_topic(self) -> None:
         topics = self.query_one("#topics", DataTable)

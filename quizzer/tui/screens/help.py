@@ -17,13 +17,16 @@ HELP = """\
 
 ### Dashboard
 
-- `enter` practise what you need most (due reviews first, then your weakest topic)
+- `enter` practise the plan (towards your exam date: `quizzer plan --exam YYYY-MM-DD`)
+- `m` redo my mistakes (questions whose last answer was wrong, fresh numbers) · `n` new questions only
+  · `r` reviews only
 - `p` practise the highlighted topic (or click it twice) · `↑` `↓` choose a topic
 - `e` mock exam · `b` bank browser · `h` history
 
 ### Practice
 
-- `enter` submit the answer · `escape` back to the dashboard
+- `enter` submit the answer · `escape` (or `q` once answered) end the sitting: its summary, then
+  the dashboard
 - `ctrl+s` skip this question · `ctrl+r` reveal the solution without answering (not counted)
 - `n` or `enter` the next question, once the feedback shows; `↑` `↓` scroll it
 - choices: `↑` `↓` or a letter `a`…`h` picks an option; select-all questions: `space` or a letter
