@@ -14,6 +14,7 @@ import bench_ratios  # noqa: E402
 import bench_scan  # noqa: E402
 import bench_tui  # noqa: E402
 import calibration  # noqa: E402
+import exam_cohort  # noqa: E402
 
 
 def main() -> None:
@@ -37,6 +38,9 @@ def main() -> None:
     print()
     print("== mastery against simulated learners of known skill ==")
     calibration.main()
+    print()
+    print("== the plan: a simulated cohort's exam scores under five policies (issue 38; minutes, 2 processes) ==")
+    exam_cohort.main([])
 
 
 if __name__ == "__main__":

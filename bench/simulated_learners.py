@@ -8,7 +8,7 @@ or the answer with every number in it increased), a random self-rating on a reca
 flat chance of a right answer instead, whatever the question ("right 65 % of the time").
 
 Questions are chosen exactly as in the app: :meth:`quizzer.learning.study.Study.next` on a real
-bank (due reviews first, the weakest unlocked topic, interleaving), optionally within one topic
+bank (the plan, ``quizzer.learning.plan``), optionally within one topic
 (the dashboard's ``p``), and every response is graded and recorded by the app's own code, so the
 mastery the dashboard would show is the mastery measured here.  Time moves 40–150 s per answer.
 """
@@ -42,12 +42,16 @@ class Learner:
     skills: Mapping[str, float] = field(default_factory=dict)
     default: float = 0.0
     always: float | None = None
+    # Slips on exactly SLIP of its answers (at random ones), not on each with chance SLIP: "right 9 times
+    # in 10" then holds in every run (independent slips leave 7 or more of 40 in one run in seven).
+    exact_slips: bool = False
 
-    def knows(self, instance: Instance, rng: random.Random) -> bool:
+    def knows(self, instance: Instance, rng: random.Random, slips: bool | None = None) -> bool:
+        """Whether it answers right from knowledge; ``slips``: this answer is (or is not) one of its slips."""
         if self.always is not None:
             return rng.random() < self.always
         skill = self.skills.get(instance.topics[0], self.default)
-        return rng.random() < skill and rng.random() >= SLIP
+        return rng.random() < skill and not (rng.random() < SLIP if slips is None else slips)
 
 
 def guesser() -> Learner:
@@ -59,7 +63,7 @@ def steady(chance: float) -> Learner:
 
 
 def one_topic(topic: str) -> Learner:
-    return Learner(f"knows {topic}", skills={topic: 1.0})
+    return Learner(f"knows {topic}", skills={topic: 1.0}, exact_slips=True)
 
 
 @dataclass(frozen=True)
@@ -132,10 +136,15 @@ def wrong_response(instance: Instance, rng: random.Random) -> str:
     raise ValueError(f"no wrong answer found for {instance.key} (seed {instance.seed})")
 
 
-def respond(learner: Learner, instance: Instance, rng: random.Random) -> str:
+def respond(learner: Learner, instance: Instance, rng: random.Random, luck: random.Random | None = None,
+            slips: bool | None = None) -> str:
+    """The learner's answer. ``luck`` decides whether it knows (or slips), ``rng`` what it guesses; one
+    stream for both (the default) re-deals every later slip whenever a question of another kind is chosen.
+    ``slips``: this answer is one of an ``exact_slips`` learner's slips (None: it slips by chance)."""
+    luck = luck or rng
     if learner.always is not None:  # a flat chance: right or plainly wrong, never a lucky guess
-        return right_response(instance) if rng.random() < learner.always else wrong_response(instance, rng)
-    return right_response(instance) if learner.knows(instance, rng) else guess_response(instance, rng)
+        return right_response(instance) if luck.random() < learner.always else wrong_response(instance, rng)
+    return right_response(instance) if learner.knows(instance, luck, slips) else guess_response(instance, rng)
 
 
 @contextmanager
@@ -167,18 +176,23 @@ def practise(session: Any, learner: Learner, *, answers: int = 40, focus: str | 
     tracker = MasteryTracker(study.templates)
     focused = itertools.cycle([True, False]) if focus_share == 0.5 else None
     outcomes = []
-    for _ in range(answers):
+    slipped = set(random.Random(f"{name}:slips").sample(range(answers), round(SLIP * answers)))
+    for number in range(answers):
+        # The n-th answer's luck (knows it, or slips) is drawn on its own: whatever the policy chose before
+        # (a guessed choice takes one draw, a select-all several), the learner's slips fall on the same answers.
+        luck = random.Random(f"{name}:{number}")
+        slips = (number in slipped) if learner.exact_slips else None
         use_focus = focus is not None and (next(focused) if focused else rng.random() < focus_share)
         instance = study.next(topic=focus if use_focus else None).instance
         predicted = tracker.predict(instance.key)
         seconds = rng.uniform(40, 150)
         if instance.parts:  # a multi-part question: each part answered as its own question, graded together
-            parts, recorded = study.answer_parts(instance, [respond(learner, part.question, rng)
+            parts, recorded = study.answer_parts(instance, [respond(learner, part.question, rng, luck, slips)
                                                             for part in instance.parts], seconds)
             right = all(part.verdict.verdict == "correct" for part in parts)
             added = len(parts)
         else:
-            verdict, recorded = study.answer(instance, respond(learner, instance, rng), seconds)
+            verdict, recorded = study.answer(instance, respond(learner, instance, rng, luck, slips), seconds)
             right, added = verdict.verdict == "correct", 1
         assert recorded is not None, f"{instance.key}: the simulated response was not readable"
         outcomes.append(Outcome(instance.key, predicted, right))

@@ -12,7 +12,7 @@ reporting or a face.
 
 # The facts every opening of a bank checks, here rather than in ``models``/``migrations`` so that the
 # light read path (``readonly``) can check them without importing the ORM.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 VERSION_KEY = "schema_version"        # Meta row: the schema version (see ``migrations``)
 CATALOG_DIGEST_KEY = "catalog_digest"  # Meta row: the catalog_digest() the topics and records were synced from
 RULES_KEY = "grading_rules"           # Meta row: the scoring rules the attempts were graded under (regrade)

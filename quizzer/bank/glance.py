@@ -5,8 +5,9 @@ against paints in a sixth of that).
 
 ``fingerprint`` changes whenever anything a dashboard shows could have changed: the bank's Meta rows
 (schema, scoring rules, catalogue and bundled questions as imported), its questions, and this learner's
-attempts and review cards.  ``due`` is the one thing a dashboard shows that changes with time alone:
-the questions whose review is due now.  None wherever only the ORM path can answer (PostgreSQL, no bank
+attempts, review cards and exam date and minutes (``studyplan``).  ``due`` is the one thing a dashboard
+shows that changes with time alone: the questions whose review is due now (and the plan's day, which
+``learning.snapshot`` handles).  None wherever only the ORM path can answer (PostgreSQL, no bank
 file yet, an unknown learner, any SQLite error).
 """
 
@@ -56,6 +57,8 @@ def glance(url: str | None, profile: str, now: datetime) -> Glance | None:
                 connection.execute("SELECT count(*), max(id), total(id), total(score), max(created_at) FROM attempt"
                                    " WHERE learner_id = ?", learner).fetchone(),
                 connection.execute("SELECT count(*), max(updated_at), max(due) FROM reviewcard"
+                                   " WHERE learner_id = ?", learner).fetchone(),
+                connection.execute("SELECT exam_date, minutes_per_day, updated_at FROM studyplan"
                                    " WHERE learner_id = ?", learner).fetchone(),
             ]
             instant = now.astimezone(UTC).replace(tzinfo=None).strftime(STORED_INSTANT)

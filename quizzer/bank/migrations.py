@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     Column,
+    Date,
     DateTime,
     Float,
     ForeignKey,
@@ -230,5 +231,24 @@ def _v4_to_v5(connection: Connection, default_learner: str) -> None:
     V5_WEBSESSION.create(connection)
 
 
+# --- version 5 → 6: the exam date and daily minutes of each learner (the plan) -----------------------
+
+V6 = MetaData()
+Table("learner", V6, Column("id", Integer, primary_key=True))  # referenced only; never created here
+V6_STUDYPLAN = Table(
+    "studyplan", V6,
+    Column("learner_id", Integer, ForeignKey("learner.id"), primary_key=True),
+    Column("exam_date", Date),
+    Column("minutes_per_day", Integer, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+)
+
+
+def _v5_to_v6(connection: Connection, default_learner: str) -> None:
+    """A new table: no learner has a plan yet (the app plans towards a rolling horizon until one is set)."""
+    del default_learner
+    V6_STUDYPLAN.create(connection)
+
+
 # Keyed by the version a step upgrades *from*; every version below SCHEMA_VERSION has one.
-STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5}
+STEPS: dict[int, Step] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4, 4: _v4_to_v5, 5: _v5_to_v6}

@@ -13,7 +13,7 @@ are made by ``quizzer.bank.migrations``.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, DateTime
@@ -164,3 +164,12 @@ class WebSession(SQLModel, table=True):
     role: str
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     expires_at: datetime = Field(sa_type=UTCDateTime, index=True)
+
+
+class StudyPlan(SQLModel, table=True):
+    """A learner's exam date and daily minutes (``quizzer plan``); no row: no date, the default minutes."""
+
+    learner_id: int = Field(foreign_key="learner.id", primary_key=True)
+    exam_date: date | None = None
+    minutes_per_day: int
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)

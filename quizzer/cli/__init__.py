@@ -34,7 +34,7 @@ import os
 import sys
 
 from quizzer import __version__
-from quizzer.cli import accounts, practice, profiles, questions, scanning, teacher
+from quizzer.cli import accounts, plan, practice, profiles, questions, scanning, teacher
 from quizzer.cli.parsing import Command, Parser, UsageError, command, group
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import current_profile_name
@@ -67,6 +67,8 @@ def parser() -> Parser:
     command(commands, "generate", questions.generate)
     command(commands, "export", teacher.export)
     command(commands, "grade", practice.grade)
+    command(commands, "plan", plan.plan)
+    command(commands, "next", plan.next_question)
     command(commands, "report", teacher.report)
     command(commands, "scan", scanning.scan)
     command(commands, "serve", practice.serve)

@@ -65,8 +65,9 @@ def practise(topic: str | None, week: int | None, paper: str | None, profile: st
     arg("--seed", type=between(0, MAX_SEED), help="The instance's seed."),
     arg("--answer", action="append", help="Your answer, typed as you would write it; a multi-part question takes "
                                           "one --answer per part, in order."),
-    arg("--batch", type=Path, metavar="FILE", help="Grade every line of a CSV (key,seed,answer[,learner,seconds]) "
-                                                   "or JSON Lines file; prints one JSON result per line."),
+    arg("--batch", type=Path, metavar="FILE", help="Grade every line of a CSV "
+                                                   "(key,seed,answer[,learner,seconds,answered_at]) or JSON Lines "
+                                                   "file; prints one JSON result per line."),
     JSON,
     arg("--dry-run", action="store_true", help="Grade without recording the attempt."),
     arg("--seconds", type=Bounded(float, 0, MAX_SECONDS), help="Time taken, recorded with the attempt."),

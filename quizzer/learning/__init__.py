@@ -2,9 +2,10 @@
 
 Owns: ``study`` (the session the app drives: next question, grade-and-record, the dashboard and its
 paper progress), ``mastery`` (per-topic, guessing-aware Bayesian mastery: the one model every face
-shows), ``review`` (FSRS spaced review per question),
-``policy`` (what to practise next), ``selection`` (instances for generate/export), ``progress``
-(a learner's history as a portable file).
+shows), ``review`` (FSRS spaced review per question), ``plan`` (what to practise next, aiming at the
+exam date: a package of its own), ``policy`` (the previous "what next", kept as the exam benchmark's
+baseline), ``selection`` (instances for generate/export), ``progress`` (a learner's history as a
+portable file).
 May import: ``quizzer.bank``, ``templates``, ``grading``, ``text``, ``common``. ``mastery``,
-``review`` and ``policy`` are pure logic (no database); nothing here imports a face (CLI, TUI, export).
+``review``, ``plan`` and ``policy`` are pure logic (no database); nothing here imports a face (CLI, TUI, export).
 """

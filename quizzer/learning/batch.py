@@ -1,15 +1,18 @@
 """Grade many typed answers in one process: ``quizzer grade --batch FILE``.
 
 This is how a teacher marks a class's answers collected elsewhere (a form, a transcribed paper).
-The file is CSV with the header ``key,seed,answer[,learner,seconds]``, or JSON Lines with those
-fields (``{"key": …, "seed": …, "answer": …}``, ``learner`` and ``seconds`` optional); which one is
-told by its first character.  A line answers one part of a multi-part question, named by its key and
-label (``practice/warmup-chain (b)``) or by the part's routed ID.  Each line is graded exactly as the
-app grades it and, unless it is a dry run, recorded by :meth:`Study.record` — the one path every
-answer takes — as an attempt of its learner (created if new; the current profile when the line names
-none), with its review card.  The
-answers, and the profiles of new learners, are committed together after the last line, not one by
-one: a class's file is one piece of work, recorded whole or not at all.
+The file is CSV with the header ``key,seed,answer[,learner,seconds,answered_at]``, or JSON Lines with
+those fields (``{"key": …, "seed": …, "answer": …}``, ``learner``, ``seconds`` and ``answered_at``
+optional); which one is told by its first character. ``answered_at`` (ISO-8601; no zone: UTC; never in
+the future) records an answer given on paper or in another system at its real time: the learner's review
+cards of the questions it answers are then replayed in time order (mastery and the plan are always
+computed from the attempts in time order). A line answers one part of a multi-part question, named by
+its key and label (``practice/warmup-chain (b)``) or by the part's routed ID. Each line is graded
+exactly as the app grades it and, unless it is a dry run, recorded by :meth:`Study.record` — the one
+path every answer takes — as an attempt of its learner (created if new; the current profile when the
+line names none), with its review card. The answers, and the profiles of new learners, are committed
+together after the last line, not one by one: a class's file is one piece of work, recorded whole or not
+at all.
 
 One result comes out per input line, in order, with the fields of ``quizzer grade --json`` and the
 line number; a line that cannot be graded (an unknown key, a bad seed, an unreadable answer) gets
@@ -30,6 +33,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from sqlmodel import Session
@@ -53,7 +57,8 @@ from quizzer.templates.parts import LABELS, PART_NAME
 from quizzer.templates.schema import Template
 
 REQUIRED = ("key", "seed", "answer")
-OPTIONAL = ("learner", "seconds")
+OPTIONAL = ("learner", "seconds", "answered_at")
+HEADER = "key,seed,answer[,learner,seconds,answered_at]"
 MAX_BATCH_BYTES = 16 * 2**20  # a class of 300 answering 100 questions is about 3 MB
 MAX_BATCH_LINES = 100_000
 MAX_KEY_CHARS = 200
@@ -74,6 +79,7 @@ class Line:
     answer: str
     learner: str | None
     seconds: float | None
+    answered_at: datetime | None = None
 
 
 class BadLine(Exception):
@@ -105,7 +111,7 @@ def _csv_lines(text: str, where: str | None) -> Iterator[Line | BadLine]:
     unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
     if missing or unknown:
         problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
-        raise UserError(f"line 1: the CSV header must be key,seed,answer[,learner,seconds] ({problem})", where=where)
+        raise UserError(f"line 1: the CSV header must be {HEADER} ({problem})", where=where)
     reader.fieldnames = header
     rows = iter(reader)
     while True:
@@ -168,7 +174,8 @@ def _line(number: int, record: dict[str, Any]) -> Line | BadLine:
             learner = valid_name(str(learner), where="'learner'")
         seconds = record.get("seconds")
         return Line(number, key.strip(), _seed(record["seed"]), str(answer), learner,
-                    None if seconds in (None, "") else seconds_taken(seconds))
+                    None if seconds in (None, "") else seconds_taken(seconds),
+                    _answered_at(record.get("answered_at")))
     except (ValueError, UserError) as exc:
         return BadLine(number, str(exc))
 
@@ -178,6 +185,22 @@ def _seed(value: Any) -> int:
     if isinstance(value, bool) or not _SEED.fullmatch(text) or int(text) > MAX_SEED:  # ASCII digits, not 5,000
         raise ValueError(f"'seed' must be a whole number from 0 to {MAX_SEED}, got {quoted(text, 40)}")
     return int(text)
+
+
+def _answered_at(value: Any) -> datetime | None:
+    """An ISO-8601 instant as aware UTC (no zone: UTC); in the future is an error."""
+    if value in (None, ""):
+        return None
+    text = str(value).strip()
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"'answered_at' must be an ISO-8601 instant such as 2026-06-01T18:00:00Z, "
+                         f"got {quoted(text, 40)}") from None
+    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    if moment > utcnow():
+        raise ValueError(f"'answered_at' {text} is in the future")  # parsed: an ISO instant, nothing unsafe
+    return moment
 
 
 class BatchGrader:
@@ -194,6 +217,7 @@ class BatchGrader:
         self.studies: dict[str, Study] = {}
         self.instances: dict[tuple[str, int], Instance] = {}
         self.verdicts: dict[tuple[str, int, str], Verdict] = {}
+        self.dated: set[tuple[str, str]] = set()  # (learner, question) answered at a given time: replayed
 
     def results(self, lines: Iterable[Line | BadLine]) -> Iterator[dict[str, Any]]:
         """One result per line, in order: the verdict, or the line's error.  After the last one, the
@@ -208,6 +232,7 @@ class BatchGrader:
                 yield {"line": bad.number, "error": str(bad)}
         for study in self.studies.values():
             study.stage_for_commit()
+        self._replay_dated()
 
     def grade(self, line: Line) -> dict[str, Any]:
         whole, part = self._instance(line)
@@ -216,11 +241,13 @@ class BatchGrader:
         verdict = self._verdict(line, instance)
         if verdict.verdict == "invalid":  # checked before a learner is created for it
             raise BadLine(line.number, f"could not read the answer {quoted(line.answer, 60)}: {verdict.feedback}")
+        if not self.dry_run and line.answered_at is not None:
+            self.dated.add((learner, whole.key))
         if not self.dry_run and part is not None:
             self._study(learner).record_parts(whole, [(PartVerdict(whole.parts[part].label, verdict), line.answer)],
-                                              line.seconds)
+                                              line.seconds, at=line.answered_at)
         elif not self.dry_run:
-            self._study(learner).record(instance, line.answer, verdict, line.seconds)
+            self._study(learner).record(instance, line.answer, verdict, line.seconds, at=line.answered_at)
         return {"line": line.number, "learner": learner,
                 **verdict.to_json(line.key, line.seed, recorded=not self.dry_run),
                 # marks: the question's points, scaled by the score (a select-all answer earns part of them)
@@ -238,9 +265,7 @@ class BatchGrader:
         labelled = PART_NAME.fullmatch(line.key)
         key, part = ((labelled["key"], LABELS.index(labelled["label"])) if labelled
                      else self.parts.get(line.key, (line.key, None)))
-        if key not in self.templates:
-            self.templates[key] = stored_template(session=self.session, key=key)
-        template = self.templates[key]
+        template = self._template(key)
         if template is None:
             known = [*template_keys(session=self.session), *self.parts]
             raise BadLine(line.number, f"unknown question {quoted(line.key)}{did_you_mean(line.key, known)}")
@@ -255,6 +280,23 @@ class BatchGrader:
         instance = _remembered(self.instances, (key, line.seed), INSTANCES_KEPT,
                                lambda: make_instance(template, line.seed))
         return instance, part
+
+    def _replay_dated(self) -> None:
+        """The review cards of questions answered with ``answered_at``, rebuilt from their answers in
+        time order: an answer dated before the card's last review must not count as the latest."""
+        if not self.dated:
+            return
+        self.session.flush()
+        for name, key in sorted(self.dated):
+            study = self.studies[name]
+            template = self._template(key)
+            if template is not None:
+                study.replay_card(template)
+
+    def _template(self, key: str) -> Template | None:
+        if key not in self.templates:
+            self.templates[key] = stored_template(session=self.session, key=key)
+        return self.templates[key]
 
     def _study(self, name: str) -> Study:
         if name not in self.studies:

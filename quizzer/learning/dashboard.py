@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 
 from quizzer.bank.models import Attempt
-from quizzer.learning.dashboard_rows import Dashboard, PaperRow, TopicRow, due_by_topic
+from quizzer.learning.dashboard_rows import Dashboard, PaperRow, PlanRow, TopicRow, due_by_topic
 from quizzer.learning.mastery import TopicMastery
+from quizzer.learning.plan.forecast import Prediction
+from quizzer.learning.plan.schedule import DayPlan, PlanSettings
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.parts import LABELS
 from quizzer.templates.schema import Template
@@ -112,11 +114,21 @@ def primary_topics(templates: Mapping[str, Template]) -> dict[str, str]:
     return {key: template.topics[0] for key, template in templates.items()}
 
 
+def plan_row(day: date, settings: PlanSettings, days_left: int | None, today: DayPlan, predicted: Prediction,
+             catalog: Catalog) -> PlanRow:
+    """The plan of ``day`` (``Study.plan_view``'s parts) as the dashboard shows it, topics by name."""
+    names = {t: catalog.topics[t].name if t in catalog.topics else t for t in today.topics}
+    return PlanRow(day.isoformat(), settings.exam.isoformat() if settings.exam else None, days_left,
+                   predicted.score, predicted.low, predicted.high, predicted.tried, len(predicted.topics),
+                   today.questions, today.minutes, tuple((names[t], n) for t, n in today.topics.items()),
+                   today.done_minutes, today.goal_minutes)
+
+
 def build_dashboard(attempts: Sequence[Attempt], mastery: Mapping[str, TopicMastery], due_keys: set[str],
-              templates: Mapping[str, Template], catalog: Catalog) -> Dashboard:
+                    templates: Mapping[str, Template], catalog: Catalog, plan: PlanRow | None = None) -> Dashboard:
     """The whole dashboard, with the catalogue's title of each misconception its rows name."""
     topics = topic_rows(attempts, mastery, due_keys, templates, catalog)
     named = {m for row in topics for m, _ in row.misconceptions}
     titles = {m: catalog.misconceptions[m].title if m in catalog.misconceptions else m.replace("_", " ")
               for m in named}
-    return Dashboard(topics, paper_rows(attempts, templates, catalog), len(attempts), len(due_keys), titles)
+    return Dashboard(topics, paper_rows(attempts, templates, catalog), len(attempts), len(due_keys), titles, plan)

@@ -1,4 +1,4 @@
-"""The dashboard's rows as plain data, and the one rule of its "due" column.
+"""The dashboard's rows (and its plan) as plain data, and the one rule of its "due" column.
 
 Standard library only: the app shows these rows from the snapshot it saved last time
 (``quizzer.learning.snapshot``) before the bank's ORM, NumPy and the catalogue are loaded, and
@@ -36,6 +36,26 @@ class PaperRow:
 
 
 @dataclass(frozen=True)
+class PlanRow:
+    """The plan as the dashboard shows it for one day (``quizzer.learning.plan.schedule``): the exam date
+    and days left, the predicted exam score, and that day's plan from the moment it was computed."""
+
+    day: str  # the learner's local date it is for (ISO): a snapshot shows it on that day only
+    exam: str | None  # ISO date; None: no exam date set (the plan looks two weeks ahead)
+    days_left: int | None
+    predicted: float
+    low: float  # the predicted score's 80 % interval
+    high: float
+    tried: int  # topics practised at least once (0: no prediction worth showing)
+    topic_count: int
+    questions: int  # the rest of the day's plan: questions, minutes, (topic name, questions) most first
+    minutes: float
+    topics: tuple[tuple[str, int], ...]
+    done_minutes: float
+    goal_minutes: int
+
+
+@dataclass(frozen=True)
 class Dashboard:
     topics: list[TopicRow]
     papers: list[PaperRow]
@@ -43,6 +63,7 @@ class Dashboard:
     due: int
     # The catalogue's short title of each misconception a row names (the screen shows titles, not ids).
     titles: dict[str, str] = field(default_factory=dict)
+    plan: PlanRow | None = None  # None: not computed (a dashboard built without the plan)
 
 
 def due_by_topic(due_keys: Iterable[str], primary: Mapping[str, str]) -> Counter[str]:

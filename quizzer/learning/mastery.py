@@ -115,6 +115,7 @@ class TopicMastery:
     templates_right: int = 0  # distinct primary-topic questions answered right
     computed_right: bool = False  # one of them a computed (typed) answer
     mastered: bool = False
+    sd: float | None = None  # posterior standard deviation of θ: how sure the estimate is
 
 
 def answered_topics(topics: Sequence[str], right: bool) -> tuple[str, ...]:
@@ -180,20 +181,21 @@ def p_right(theta: float, guess: float, params: MasteryParams) -> float:
     return theta * (1 - params.slip) + (1 - theta) * guess
 
 
-def _summarise(evidence: Sequence[float], params: MasteryParams) -> tuple[float, float]:
-    """(the belief's ``quantile``, its mean) for accumulated log-likelihoods on the grid."""
+def _summarise(evidence: Sequence[float], params: MasteryParams) -> tuple[float, float, float]:
+    """(the belief's ``quantile``, its mean, its standard deviation) for accumulated log-likelihoods on the grid."""
     log_post = [(params.prior_a - 1) * math.log(t) + (params.prior_b - 1) * math.log1p(-t) + e
                 for t, e in zip(GRID, evidence, strict=True)]
     top = max(log_post)
     mass = [math.exp(v - top) for v in log_post]
     total = sum(mass)
     mean = sum(t * m for t, m in zip(GRID, mass, strict=True)) / total
+    sd = math.sqrt(max(sum((t - mean) ** 2 * m for t, m in zip(GRID, mass, strict=True)) / total, 0.0))
     target, cumulative = params.quantile * total, 0.0
     for i, m in enumerate(mass):
         if cumulative + m >= target:  # the quantile lies in cell i: interpolate within it
-            return (i + (target - cumulative) / m) / GRID_SIZE, mean
+            return (i + (target - cumulative) / m) / GRID_SIZE, mean, sd
         cumulative += m
-    return 1.0, mean
+    return 1.0, mean, sd
 
 
 @dataclass
@@ -261,6 +263,14 @@ class MasteryTracker:
             summary = self._summaries[topic] = _summary(self._evidence.get(topic, _Evidence()), self.params)
         return summary
 
+    def copy(self) -> MasteryTracker:
+        """An independent tracker in the same state (a plan's dry run folds answers it will not keep)."""
+        twin = MasteryTracker(self.templates, self.params)
+        twin.latest, twin._last_answer, twin._summaries = self.latest, dict(self._last_answer), dict(self._summaries)
+        twin._evidence = {topic: _Evidence(list(e.log_likelihood), e.attempts, e.correct, e.last_seen, set(e.right),
+                                           set(e.computed)) for topic, e in self._evidence.items()}
+        return twin
+
     def summary(self) -> dict[str, TopicMastery]:
         """Every answered topic's mastery (topics never answered are at :attr:`MasteryParams.prior_level`)."""
         return {topic: self.topic(topic) for topic in self._evidence}
@@ -274,13 +284,13 @@ class MasteryTracker:
 
 
 def _summary(evidence: _Evidence, params: MasteryParams) -> TopicMastery:
-    level, mean = _summarise(evidence.log_likelihood, params)
+    level, mean, sd = _summarise(evidence.log_likelihood, params)
     covered = len(evidence.right) >= params.min_templates and bool(evidence.computed)
     if not covered:
         level = min(level, params.threshold - 0.01)
     return TopicMastery(level=level, attempts=evidence.attempts, correct=evidence.correct,
                         last_seen=evidence.last_seen, mean=mean, templates_right=len(evidence.right),
-                        computed_right=bool(evidence.computed), mastered=covered and level >= params.threshold)
+                        computed_right=bool(evidence.computed), mastered=covered and level >= params.threshold, sd=sd)
 
 
 def replay(attempts: Iterable[GradedAttempt], templates: Mapping[str, TemplateLike],

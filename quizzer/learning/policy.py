@@ -1,4 +1,9 @@
-"""What to practise next: due reviews, then the weakest unlocked topic, interleaved.
+"""The previous "what next" policy: due reviews, then the weakest unlocked topic, interleaved.
+
+The app now picks with the plan (``quizzer.learning.plan``); this policy is kept as a baseline of the
+exam-cohort benchmark (``bench/exam_cohort.py``), the one students used before, so the plan is
+measured against it.  Issue 38 saw its two faults: due reviews first made a loop of reviews, and the
+prerequisite threshold on a conservative level kept most topics locked.
 
 :func:`next_question` decides in this order:
 

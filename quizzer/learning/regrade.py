@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.engine import Engine
@@ -85,7 +86,7 @@ def regrade(session: Session) -> Regraded:
     attempts = list(session.exec(select(Attempt).order_by(col(Attempt.created_at), col(Attempt.id))).all())
     instances: dict[tuple[str, int], Instance | None] = {}
     changed = 0
-    for answer in _answers(attempts):
+    for answer in as_answers(attempts):
         for attempt, graded in zip(answer, _regraded(answer, templates, instances), strict=True):
             if graded is None:
                 continue  # its question no longer renders, or the answer no longer reads: the old grade stands
@@ -99,7 +100,7 @@ def regrade(session: Session) -> Regraded:
     return Regraded(len(attempts), changed, cards)
 
 
-def _answers(attempts: list[Attempt]) -> list[list[Attempt]]:
+def as_answers(attempts: list[Attempt]) -> list[list[Attempt]]:
     """The attempts as answers: one attempt, or the parts of one multi-part answer (recorded together:
     same learner, question, seed and moment)."""
     answers: list[list[Attempt]] = []
@@ -142,25 +143,31 @@ def _replay_reviews(session: Session, attempts: list[Attempt], templates: dict[s
     """Each (learner, question) card rebuilt from its answers in order, as Study records them (a
     multi-part answer is one review step, scored by the marks its parts earned)."""
     history: dict[tuple[int, str], list[list[Attempt]]] = defaultdict(list)
-    for answer in _answers(attempts):
+    for answer in as_answers(attempts):
         history[(answer[0].learner_id, answer[0].template_key)].append(answer)
     for learner_id, key in history:
         session.exec(delete(ReviewCard).where(col(ReviewCard.learner_id) == learner_id,
                                               col(ReviewCard.template_key) == key))
     for (learner_id, key), answers in history.items():
-        state: ReviewState | None = None
-        for answer in answers:
-            verdict, score = _review_outcome(answer, templates[key])
-            state = after_answer(state, verdict=verdict, score=score, seconds=answer[0].seconds,
-                                 kind=templates[key].kind, response=" | ".join(a.response for a in answer),
-                                 at=as_utc(answer[0].created_at))
-        assert state is not None, "every history holds an attempt"
+        state = replayed_card(answers, templates[key])
         session.add(ReviewCard(learner_id=learner_id, template_key=key, state_json=state.to_json(), due=state.due,
                                updated_at=answers[-1][0].created_at))
     return len(history)
 
 
-def _review_outcome(answer: list[Attempt], template: Template) -> tuple[str, float]:
+def replayed_card(answers: Sequence[Sequence[Attempt]], template: Template) -> ReviewState:
+    """A question's review card rebuilt from its answers (oldest first), as Study records them."""
+    state: ReviewState | None = None
+    for answer in answers:
+        verdict, score = _review_outcome(answer, template)
+        state = after_answer(state, verdict=verdict, score=score, seconds=answer[0].seconds, kind=template.kind,
+                             response=" | ".join(a.response for a in answer), at=as_utc(answer[0].created_at))
+    if state is None:
+        raise ValueError(f"no answers to replay for {template.key}")
+    return state
+
+
+def _review_outcome(answer: Sequence[Attempt], template: Template) -> tuple[str, float]:
     if answer[0].part is None:
         return answer[0].verdict, answer[0].score
     marks = {label: part.marks for label, part in zip(LABELS, template.parts or (), strict=False)}

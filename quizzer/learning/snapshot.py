@@ -4,9 +4,12 @@ Opening the bank the ordinary way (SQLAlchemy, NumPy, the catalogue, every quest
 replayed) takes about a second; the dashboard it computes is saved here, with the bank's
 ``glance.fingerprint`` for that learner.  At the next start the app reads it with the standard library
 while the bank opens in a worker, and shows it only if the fingerprint still matches: any answer,
-review, import, regrade or change of rules since makes it stale, and the app shows "Loading…" as
-before.  The reviews due are recounted at the glance (they change with time alone).  The worker's
-dashboard replaces it as soon as it is ready, so nothing else in the app ever reads a snapshot.
+review, import, regrade, change of rules or of the learner's exam date since makes it stale, and the app
+shows "Loading…" as before.  The reviews due are recounted at the glance (they change with time alone).
+The plan changes with the day (days left, the day's budget), so the snapshot keeps the plan as it was
+shown and the plan of each of the next :data:`DAYS_AHEAD` days as that day begins (nothing practised
+meanwhile, or the fingerprint would have changed); on a day it holds no plan for, it is stale.  The
+worker's dashboard replaces it as soon as it is ready, so nothing else in the app ever reads a snapshot.
 
 One JSON file per bank (``bank.sqlite.dashboard.json``), one entry per profile; bounded in size, and a
 file that is damaged, too large or of another version is ignored (and rewritten at the next save).
@@ -15,15 +18,17 @@ file that is damaged, too large or of another version is ignored (and rewritten 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from quizzer.bank.glance import glance, sqlite_file
-from quizzer.learning.dashboard_rows import Dashboard, PaperRow, TopicRow, due_by_topic
+from quizzer.learning.dashboard_rows import Dashboard, PaperRow, PlanRow, TopicRow, due_by_topic
 
-VERSION = 1
+VERSION = 2  # 2: the plan
+DAYS_AHEAD = 7  # a learner who opens the app at least once a week always starts on a snapshot
 MAX_BYTES = 2_000_000  # a class's bank has some 300 questions and 20 topics: about 40 kB per profile
 
 
@@ -41,10 +46,12 @@ def _read(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) and data.get("version") == VERSION else {}
 
 
-def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, primary: dict[str, str]) -> None:
+def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, primary: dict[str, str],
+         ahead: Sequence[PlanRow] = ()) -> None:
     """Keep ``dashboard`` (as computed now, from the bank at ``url``) for ``profile``'s next start.
-    ``primary``: each question's primary topic, to recount the reviews due then.  Quietly nothing when the
-    bank is not a SQLite file or the file cannot be written: the next start is merely slower."""
+    ``primary``: each question's primary topic, to recount the reviews due then; ``ahead``: the plan of each
+    coming day as it begins.  Quietly nothing when the bank is not a SQLite file or the file cannot be
+    written: the next start is merely slower."""
     from quizzer.common.errors import UserError
     from quizzer.common.files import write_files  # (tempfile, fcntl: not needed to read a snapshot)
 
@@ -54,7 +61,8 @@ def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, pri
         return
     path = snapshot_file(bank)
     data = _read(path) or {"version": VERSION, "profiles": {}}
-    data["profiles"][profile] = {"fingerprint": seen.fingerprint, "primary": primary, "dashboard": asdict(dashboard)}
+    data["profiles"][profile] = {"fingerprint": seen.fingerprint, "primary": primary, "dashboard": asdict(dashboard),
+                                 "ahead": [asdict(row) for row in ahead]}
     try:
         write_files([(path, json.dumps(data, separators=(",", ":")).encode())])
     except UserError:
@@ -62,7 +70,8 @@ def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, pri
 
 
 def load(url: str | None, profile: str, now: datetime) -> Dashboard | None:
-    """``profile``'s saved dashboard with the reviews due at ``now``, if the bank has not changed since."""
+    """``profile``'s saved dashboard with the reviews due and the plan of ``now``'s day (in this machine's time
+    zone, as ``Study`` counts days), if the bank has not changed since."""
     bank = sqlite_file(url)
     if bank is None:
         return None
@@ -71,14 +80,21 @@ def load(url: str | None, profile: str, now: datetime) -> Dashboard | None:
     if seen is None or entry is None or entry.get("fingerprint") != seen.fingerprint:
         return None
     try:
-        return _rebuilt(entry["dashboard"], entry["primary"], seen.due)
+        plans = [_plan(row) for row in [entry["dashboard"]["plan"], *entry["ahead"]] if row is not None]
+        today = now.astimezone().date().isoformat()
+        plan = next((row for row in plans if row.day == today), None)
+        return _rebuilt(entry["dashboard"], entry["primary"], seen.due, plan) if plan is not None else None
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def _rebuilt(saved: dict[str, Any], primary: dict[str, str], due_keys: frozenset[str]) -> Dashboard:
+def _plan(saved: dict[str, Any]) -> PlanRow:
+    return PlanRow(**{**saved, "topics": tuple((str(name), int(n)) for name, n in saved["topics"])})
+
+
+def _rebuilt(saved: dict[str, Any], primary: dict[str, str], due_keys: frozenset[str], plan: PlanRow) -> Dashboard:
     due = due_by_topic(due_keys, primary)
     topics = [replace(TopicRow(**{**row, "misconceptions": tuple(map(tuple, row["misconceptions"]))}),
                       due=due[row["id"]]) for row in saved["topics"]]
     papers = [PaperRow(**{**row, "topics": tuple(row["topics"])}) for row in saved["papers"]]
-    return Dashboard(topics, papers, int(saved["attempts"]), len(due_keys), dict(saved["titles"]))
+    return Dashboard(topics, papers, int(saved["attempts"]), len(due_keys), dict(saved["titles"]), plan)

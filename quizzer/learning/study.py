@@ -1,4 +1,4 @@
-"""A student's study session: what to practise next, grading with memory, and the dashboard.
+"""A student's study session: what to practise next (the plan), grading with memory, and the dashboard.
 
 This is the layer the terminal app drives; it never imports textual.  It takes the
 session it is given, a clock and a random generator, so tests fix all three.  Every
@@ -11,31 +11,43 @@ import functools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Any
 
 from sqlmodel import Session, col, func, select
 
 from quizzer.bank.db import begin_write
 from quizzer.bank.models import Attempt, Learner, Retry, ReviewCard
+from quizzer.bank.plans import clear_plan, save_plan, stored_plan
 from quizzer.bank.store import all_templates, attempt_row, insert_attempts, record_attempt
 from quizzer.common.clock import Clock, utcnow
 from quizzer.grading.parts import PartVerdict, whole_outcome
 from quizzer.grading.verdict import Verdict, grade
-from quizzer.learning.dashboard import build_dashboard
-from quizzer.learning.dashboard_rows import Dashboard
+from quizzer.learning.dashboard import build_dashboard, plan_row
+from quizzer.learning.dashboard_rows import Dashboard, PlanRow
 from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TopicMastery, as_utc
-from quizzer.learning.policy import Pick, next_question
+from quizzer.learning.plan.forecast import Prediction
+from quizzer.learning.plan.picker import Choice, GainCache, Offer, pick
+from quizzer.learning.plan.schedule import DayPlan, PlanSettings, local_date, moment, prediction, today_plan
+from quizzer.learning.plan.state import LearnerState
+from quizzer.learning.plan.weights import ExamWeights, exam_weights
+from quizzer.learning.regrade import as_answers, replayed_card
 from quizzer.learning.review import ReviewState, after_answer, is_due
 from quizzer.templates.catalog import Catalog
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.parts import grade_instance
 from quizzer.templates.schema import Template
 
-RECENT = 5  # how many recently shown templates interleaving avoids
-# A sitting, for the settled rule below: a question answered right is held back from its
-# minutes-long learning steps this long, then its review is due like any other.
+# A sitting, for the dashboard's count of reviews due: a question answered right is not counted due
+# for its minutes-long learning steps this long.
 SITTING = timedelta(hours=2)
+
+
+def local_zone() -> tzinfo:
+    """This machine's time zone: a student's day ends at their midnight."""
+    zone = datetime.now().astimezone().tzinfo
+    assert zone is not None, "astimezone() always sets one"
+    return zone
 
 
 @dataclass(frozen=True)
@@ -46,11 +58,25 @@ class Question:
 
 @dataclass
 class RunningMastery:
-    """A learner's per-topic mastery and how much of the history it reflects."""
+    """A learner's state for the plan (mastery among it) and how much of the history it reflects."""
 
-    tracker: MasteryTracker
+    state: LearnerState
     count: int
     last_id: int | None
+
+    @property
+    def tracker(self) -> MasteryTracker:
+        return self.state.tracker
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """What the dashboard shows of the plan: the settings, days left, today's plan, the prediction."""
+
+    settings: PlanSettings
+    days_left: int | None
+    today: DayPlan
+    prediction: Prediction
 
 
 def graded(attempt: Attempt) -> GradedAttempt:
@@ -79,9 +105,10 @@ class Study:
     clock: Clock = utcnow
     rng: random.Random = field(default_factory=random.Random)
     recent: list[str] = field(default_factory=list)
-    # Questions answered right in this sitting, and when: their minutes-long learning step does
-    # not bring them back within SITTING. A wrong answer takes a key out again.
+    # Questions answered right in this sitting, and when: the dashboard does not count their
+    # minutes-long learning step as due within SITTING. A wrong answer takes a key out again.
     settled: dict[str, datetime] = field(default_factory=dict)
+    tz: tzinfo = field(default_factory=local_zone)  # where the learner's days begin and end
     # The app commits every answer the moment it is graded; `grade --batch` stages its whole file and
     # commits it at once (it holds the write lock meanwhile).
     commit_each: bool = True
@@ -93,6 +120,7 @@ class Study:
         # Without commit_each (a batch holding the write lock): this learner's cards by question.
         self._batch_cards: dict[str, ReviewCard] | None = None
         self._staged: list[dict[str, Any]] = []  # and its answers, inserted together by stage_for_commit
+        self._gains = GainCache()  # the plan's per-topic outlooks, recomputed as the topics change
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -131,6 +159,10 @@ class Study:
             tracker.fold(graded(attempt))
         return tracker
 
+    def plan_state(self) -> LearnerState:
+        """Everything the plan reads of this learner, kept up to date as answers are recorded."""
+        return self._current_mastery().state
+
     def _current_mastery(self) -> RunningMastery:
         """The running mastery, replayed afresh when the bank holds answers it has not seen (another
         window, an imported progress file) or when one was withdrawn."""
@@ -138,7 +170,8 @@ class Study:
         count, last_id = self.session.exec(seen.where(Attempt.learner_id == self.learner_id)).one()
         if self._running is None or (self._running.count, self._running.last_id) != (count, last_id):
             attempts = self.attempts()
-            self._running = RunningMastery(self.tracker(attempts), len(attempts), last_id)
+            self._running = RunningMastery(LearnerState.of(self.templates, map(graded, attempts)), len(attempts),
+                                           last_id)
         return self._running
 
     def _learn_from(self, attempt: Attempt) -> None:
@@ -151,7 +184,7 @@ class Study:
         if latest is not None and as_utc(attempt.created_at) < latest:
             self._running = None
             return
-        running.tracker.fold(graded(attempt))
+        running.state.fold(graded(attempt))
         running.count, running.last_id = running.count + 1, attempt.id
 
     def dashboard(self) -> Dashboard:
@@ -160,35 +193,95 @@ class Study:
         # A question answered right in this sitting is not offered again within it (next()), so it
         # is not counted as due either: "17 reviews due" that practice then never asks misleads.
         due_keys = {key for key, state in states.items() if is_due(state, now)} - self._settled_now()
-        return build_dashboard(attempts, mastery, due_keys, self.templates, self.catalog)
+        return build_dashboard(attempts, mastery, due_keys, self.templates, self.catalog, self.plan_row())
 
     # --- practising ------------------------------------------------------------------------
 
     def next(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None,
-             key: str | None = None) -> Question:
+             key: str | None = None, mode: str = "plan") -> Question:
         """The next question for this learner within the filters, with a fresh seed; ``key``: that question
-        again and again with fresh numbers (a student chose it in the bank)."""
+        again and again with fresh numbers (a student chose it in the bank).  ``mode``: ``plan``, ``new``,
+        ``reviews`` or ``mistakes`` (``quizzer.learning.plan.picker``)."""
         if key is not None:
             if key not in self.templates:
                 raise LookupError(f"no question {key!r} in this bank")
             self.recent.append(key)
             return Question(make_instance(self.templates[key], self.rng.randrange(1, 1_000_000)),
                             "the question you chose in the bank, with fresh numbers each time")
+        choice = self.choose(topic=topic, week=week, paper=paper, mode=mode)
+        self.recent.append(choice.key)
+        return Question(make_instance(self.templates[choice.key], self.rng.randrange(1, 1_000_000)), choice.reason)
+
+    def choose(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None,
+               mode: str = "plan") -> Choice:
+        """The plan's pick within the filters (nothing recorded, no instance made)."""
         candidates = [t for t in self.templates.values()
                       if (topic is None or topic in t.topics) and (week is None or t.week == week)
                       and (paper is None or t.paper == paper)]
         # Practising a topic asks the questions *about* it (their primary topic) while there are any:
-        # only those can show it mastered, and a failed question that merely touches the topic would
-        # otherwise keep coming back as a due review in its place.
+        # only those can show it mastered.
         about = [t for t in candidates if topic is not None and t.topics[0] == topic]
-        candidates = about or candidates
-        if not candidates:
-            raise LookupError("no questions match this selection")
-        pick: Pick = next_question(candidates, self.mastery(), self.review_states(), self.catalog.topics,
-                                   self.recent[-RECENT:], self._now(), self.rng, focus=topic,
-                                   settled=self._settled_now())
-        self.recent.append(pick.key)
-        return Question(make_instance(self.templates[pick.key], self.rng.randrange(1, 1_000_000)), pick.reason)
+        offer = Offer(about or candidates)
+        now = self._now()
+        return pick(self.plan_state(), offer, self.catalog.topics, self.weights,
+                    moment(self.plan_settings(), now, self.tz), self.rng, mode=mode, recent=self.recent,
+                    cache=self._gains)
+
+    # --- the plan --------------------------------------------------------------------------
+
+    @functools.cached_property
+    def weights(self) -> ExamWeights:
+        return exam_weights(self.catalog)
+
+    def plan_settings(self) -> PlanSettings:
+        """The exam date and daily minutes this learner set (read each time: ``quizzer plan`` may change them)."""
+        row = stored_plan(session=self.session, learner_id=self.learner_id)
+        return PlanSettings(row.exam_date, row.minutes_per_day) if row is not None else PlanSettings()
+
+    def set_plan(self, exam: date | None, minutes_per_day: int | None) -> PlanSettings:
+        """Store the exam date (None: keep the one set) and minutes (None: keep, or the default)."""
+        current = self.plan_settings()
+        settings = PlanSettings(exam if exam is not None else current.exam,
+                                minutes_per_day if minutes_per_day is not None else current.minutes_per_day)
+        save_plan(session=self.session, learner_id=self.learner_id, exam_date=settings.exam,
+                  minutes_per_day=settings.minutes_per_day)
+        return settings
+
+    def clear_plan(self) -> bool:
+        return clear_plan(session=self.session, learner_id=self.learner_id)
+
+    def today_progress(self) -> tuple[float, int, int]:
+        """(minutes practised today, the daily goal in minutes, answers today) in the learner's day."""
+        state, now = self.plan_state(), self._now()
+        start = moment(self.plan_settings(), now, self.tz).day_start
+        answers = sum(1 for at, _ in state.spent if at >= start)
+        return state.seconds_since(start) / 60, self.plan_settings().minutes_per_day, answers
+
+    def plan_view(self, *, week: int | None = None, at: datetime | None = None) -> PlanView:
+        """Days left, the rest of today's plan and the predicted exam score (of ``week``'s topics, or all),
+        now or ``at`` (e.g. tomorrow morning)."""
+        settings, now = self.plan_settings(), as_utc(at) if at is not None else self._now()
+        questions = [t for t in self.templates.values() if week is None or t.week == week]
+        topics = sorted({t.topics[0] for t in questions if t.topics})
+        state = self.plan_state()
+        view = moment(settings, now, self.tz)
+        return PlanView(settings, view.days_left,
+                        today_plan(state, Offer(questions), self.catalog.topics, self.weights, settings, now, self.tz),
+                        prediction(state, self.weights, settings, now, self.tz, topics))
+
+    def plan_row(self, at: datetime | None = None) -> PlanRow:
+        """The plan as the dashboard shows it, now or ``at``."""
+        when = as_utc(at) if at is not None else self._now()
+        view = self.plan_view(at=when)
+        return plan_row(local_date(when, self.tz), view.settings, view.days_left, view.today, view.prediction,
+                        self.catalog)
+
+    def plans_ahead(self, days: int) -> list[PlanRow]:
+        """The plan of each of the next ``days`` days as it will stand when the day begins if nothing is
+        practised meanwhile: what the start-up snapshot shows on such a day (``learning.snapshot``)."""
+        today = local_date(self._now(), self.tz)
+        return [self.plan_row(at=datetime.combine(today + timedelta(days=n), time(0), tzinfo=self.tz))
+                for n in range(1, days + 1)]
 
     def _settled_now(self) -> set[str]:
         now = self._now()
@@ -220,12 +313,13 @@ class Study:
         return verdict, recorded
 
     def record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None, *,
-               replacing: Recorded | None = None) -> Recorded | None:
-        """Record a response already graded by :func:`~quizzer.grading.verdict.grade` (readable), with its review step.
+               replacing: Recorded | None = None, at: datetime | None = None) -> Recorded | None:
+        """Record a response already graded by :func:`~quizzer.grading.verdict.grade` (readable), with its review step,
+        now or ``at`` (an answer given earlier, elsewhere).
         None when ``commit_each`` is off: the attempt is staged (see :meth:`stage_for_commit`)."""
         if replacing is not None:
             self._withdraw(instance.key, replacing)
-        return self._record(instance, response, verdict, seconds)
+        return self._record(instance, response, verdict, seconds, at)
 
     def retry(self, instance: Instance, first: Recorded, response: str, seconds: float | None) -> Verdict:
         """Grade a second try on the same numbers (after a wrong or partial first answer, before its solution)
@@ -263,12 +357,12 @@ class Study:
         return verdicts, self.record_parts(instance, answered, seconds)
 
     def record_parts(self, instance: Instance, answered: Sequence[tuple[PartVerdict, str]],
-                     seconds: float | None) -> Recorded | None:
+                     seconds: float | None, *, at: datetime | None = None) -> Recorded | None:
         """Record graded parts of one multi-part answer (readable ones): one attempt per part, all at the
         same moment, each with its label and ``carried_forward``; the question's review card takes one
         step, scored by the marks the answered parts earned out of theirs. None when ``commit_each`` is
         off (staged, as :meth:`record`)."""
-        now = self._now()
+        now = as_utc(at) if at is not None else self._now()
         marks = {part.label: part.question.points for part in instance.parts}
         outcome, earned = whole_outcome([(v.verdict.score, marks[v.label]) for v, _ in answered])
         whole = Verdict(outcome, earned, instance.answer_text, "")
@@ -306,8 +400,9 @@ class Study:
             card.due = ReviewState.from_json(earlier.card_before).due
         self.session.flush()
 
-    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None) -> Recorded | None:
-        now = self._now()
+    def _record(self, instance: Instance, response: str, verdict: Verdict, seconds: float | None,
+                at: datetime | None = None) -> Recorded | None:
+        now = as_utc(at) if at is not None else self._now()
         before = self._review(instance, response, verdict, seconds, now)
         if not self.commit_each:
             self._staged.append(attempt_row(learner_id=self.learner_id, key=instance.key, seed=instance.seed,
@@ -337,6 +432,20 @@ class Study:
             assert self._batch_cards is not None, "read by _card"
             self._batch_cards[instance.key] = card  # pending until the commit: the next answer must find it
         return before
+
+    def replay_card(self, template: Template) -> None:
+        """Rebuild this learner's review card of ``template`` from every answer to it, in time order (answers
+        recorded with an earlier ``at`` than the card's last review are then counted where they belong)."""
+        query = select(Attempt).where(Attempt.learner_id == self.learner_id, Attempt.template_key == template.key)
+        attempts = list(self.session.exec(query.order_by(col(Attempt.created_at), col(Attempt.id))).all())
+        card = self._card(template.key)
+        if not attempts or card is None:
+            return
+        last = as_utc(attempts[-1].created_at)
+        state = replayed_card(as_answers(attempts), template)
+        card.state_json, card.due, card.updated_at = state.to_json(), state.due, last
+        self.session.add(card)
+        self._running = None  # mastery and the plan replay the attempts in time order
 
     def stage_for_commit(self) -> None:
         """Without ``commit_each``: put the staged answers in the session, for the caller's commit."""

@@ -14,6 +14,7 @@ import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -164,23 +165,37 @@ class QuizzerApp(GatedApp):
             dashboard.sub_title = self.whose()
             data = self.study.dashboard()
             dashboard.show(data)
-            snapshot.save(self.db_url, self.profile, self.clock(), data, primary_topics(self.study.templates))
+            snapshot.save(self.db_url, self.profile, self.clock(), data, primary_topics(self.study.templates),
+                          self.study.plans_ahead(snapshot.DAYS_AHEAD))
 
     @on(DashboardScreen.PractiseRequested)
     def practise(self, event: DashboardScreen.PractiseRequested) -> None:
-        self.push_practice(topic=event.topic)
+        self.push_practice(topic=event.topic, mode=event.mode)
 
     def on_bank_browser_screen_practise_requested(self, event: BankBrowserScreen.PractiseRequested) -> None:
         """``p`` in the bank browser: that question (a handler by name: the browser is imported when opened)."""
         self.push_practice(key=event.key)
 
     def push_practice(self, *, topic: str | None = None, week: int | None = None, paper: str | None = None,
-                      key: str | None = None) -> None:
+                      key: str | None = None, mode: str = "plan") -> None:
         from quizzer.tui.screens.practice import PracticeScreen
 
         if self.study is not None:
-            self.push_screen(PracticeScreen(self.study, topic=topic, week=week, paper=paper, key=key),
-                             callback=lambda _: self.refresh_dashboard())
+            began = self.study.clock()
+            # A question chosen in the bank is practised there and back; a sitting ends with its summary.
+            self.push_screen(PracticeScreen(self.study, topic=topic, week=week, paper=paper, key=key, mode=mode),
+                             callback=lambda _: self.sitting_ended(began, summary=key is None))
+
+    def sitting_ended(self, began: datetime, *, summary: bool) -> None:
+        """Back on the dashboard: its figures again, and the sitting's summary if anything was answered."""
+        from quizzer.learning.sitting import sitting_summary
+        from quizzer.tui.screens.sitting_summary import SittingSummaryScreen
+
+        self.refresh_dashboard()
+        if self.study is not None and summary:
+            done = sitting_summary(self.study, began)
+            if done.answers:
+                self.push_screen(SittingSummaryScreen(done))
 
     def action_help(self) -> None:
         from quizzer.tui.screens.help import HelpScreen  # Textual's Markdown widget: not before the first paint
@@ -208,8 +223,10 @@ class QuizzerApp(GatedApp):
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Command-palette entries for the main actions, beside Textual's own."""
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Practise what I need most", "Next question chosen by mastery and reviews",
+        yield SystemCommand("Practise the plan", "Next question chosen for your exam date",
                             lambda: self.post_message(DashboardScreen.PractiseRequested(None)))
+        yield SystemCommand("Redo my mistakes", "Questions whose last answer was wrong, with fresh numbers",
+                            lambda: self.post_message(DashboardScreen.PractiseRequested(None, "mistakes")))
         yield SystemCommand("Mock exam", "Sit a routed paper with fresh numbers", self.action_exam)
         yield SystemCommand("Bank browser", "Search templates and preview any seed", self.action_browse)
         yield SystemCommand("History", "Accuracy and mastery over time", self.action_history)

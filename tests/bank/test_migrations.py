@@ -147,3 +147,40 @@ def test_the_upgraded_bank_takes_the_bundled_questions(v1_bank: Path) -> None:
     engine.dispose()
     templates = rows(v1_bank, "SELECT count(*) FROM template")[0][0]
     assert templates > 100 and len(rows(v1_bank, "SELECT * FROM attempt")) == 40
+
+
+def bank_at(path: Path, version: int) -> dict[str, tuple[str, list[tuple[object, ...]]]]:
+    """Make the v1 bank at ``path`` one that stopped at ``version`` (the steps up to it run, as a quizzer of
+    that version left it) and return every table's columns then and its rows in them."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as connection:
+        for step in range(1, version):
+            migrations.STEPS[step](connection, "marie")
+        connection.execute(text("DELETE FROM meta WHERE key = 'schema_version'"))
+        connection.execute(text("INSERT INTO meta (key, value) VALUES ('schema_version', :v)"), {"v": str(version)})
+    engine.dispose()
+    tables = [name for (name,) in rows(path, "SELECT name FROM sqlite_master WHERE type = 'table'") if name != "meta"]
+    columns = {table: ", ".join(str(c[1]) for c in rows(path, f"PRAGMA table_info({table})")) for table in tables}
+    return {table: (columns[table], rows(path, f"SELECT {columns[table]} FROM {table}")) for table in tables}
+
+
+@pytest.mark.parametrize("version", range(1, SCHEMA_VERSION))
+def test_a_bank_at_every_older_version_upgrades_keeping_its_rows(v1_bank: Path, tmp_path: Path, version: int,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    before = bank_at(v1_bank, version)
+    opened(v1_bank)
+    assert rows(v1_bank, "SELECT value FROM meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
+    for table, (columns, held) in before.items():  # every row kept, in the columns it had
+        assert rows(v1_bank, f"SELECT {columns} FROM {table}") == held, table
+    assert len(rows(v1_bank, "SELECT * FROM attempt")) == 40
+    backup = v1_bank.with_name(f"bank.sqlite.v{version}.bak")
+    assert capsys.readouterr().err == (f"quizzer: upgraded the bank to schema version {SCHEMA_VERSION}; "
+                                       f"the previous bank is saved as {backup}\n")
+    upgraded, fresh = open_bank(str(v1_bank)), open_bank(str(tmp_path / "fresh.sqlite"))
+    try:
+        assert schema_of(upgraded) == schema_of(fresh)
+    finally:
+        upgraded.dispose()
+        fresh.dispose()

@@ -176,7 +176,8 @@ def test_help_lists_the_commands_in_order_and_each_command_its_options() -> None
     code, out, _ = run("--help")
     listed = re.findall(r"^    (\S+) ", out.split("\ncommands:\n")[1], re.MULTILINE)  # not a wrapped line
     assert code == 0 and listed == ["practise", "validate", "verify", "add", "list", "topics", "coverage", "show",
-                                    "generate", "export", "grade", "report", "scan", "serve", "profiles", "accounts",
+                                    "generate", "export", "grade", "plan", "next", "report", "scan", "serve",
+                                    "profiles", "accounts",
                                     "progress"]
     assert "    show          Show a question with its answer and worked solution.\n" in out
     code, out, _ = run("generate", "--help")

@@ -85,7 +85,8 @@ def test_a_dry_run_records_nothing(tmp_path: Path, bundled_bank: Path) -> None:
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ("a,b\n1,2\n", "line 1: the CSV header must be key,seed,answer[,learner,seconds] (missing key, seed, answer)"),
+    ("a,b\n1,2\n",
+     "line 1: the CSV header must be key,seed,answer[,learner,seconds,answered_at] (missing key, seed, answer)"),
     ("key,seed,answer,colour\n", "unknown column 'colour'"),
 ])
 def test_a_bad_header_is_one_line_and_changes_nothing(tmp_path: Path, bundled_bank: Path, content: str,

@@ -4,6 +4,8 @@ recounted at the time of the start."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
+from datetime import datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,7 +34,8 @@ def saved_study(bank: Path, clock: FakeClock) -> tuple[Study, object]:
         study.submit(instance, instance.answer_text, None)
         study.submit(instance, "0", None)  # wrong: its review comes due within minutes
         data = study.dashboard()
-        snapshot.save(str(bank), "ada", clock(), data, primary_topics(study.templates))
+        snapshot.save(str(bank), "ada", clock(), data, primary_topics(study.templates),
+                      study.plans_ahead(snapshot.DAYS_AHEAD))
         return study, data
 
 
@@ -44,9 +47,35 @@ def test_a_saved_dashboard_comes_back_with_the_reviews_due_now(bundled_bank: Pat
     later = snapshot.load(str(bundled_bank), "ada", clock())
     with bank_session(str(bundled_bank)) as session:
         learner = ensure_learner(session=session, name="ada")
-        fresh = Study(session=session, catalog=load_catalog(), learner=learner, clock=clock).dashboard()
-    assert later == fresh and later is not None and later.due == 1
+        study = Study(session=session, catalog=load_catalog(), learner=learner, clock=clock)
+        fresh, morning = study.dashboard(), study.plan_row(at=local_midnight(clock()))
+    # The plan shown is the day's as it began (the app's worker then shows it as of now).
+    assert later is not None and later.plan == morning and morning.day == clock().astimezone().date().isoformat()
+    assert replace(later, plan=None) == replace(fresh, plan=None) and later.due == 1
     assert sum(row.due for row in later.topics) == 1
+
+
+def local_midnight(moment: datetime) -> datetime:
+    local = moment.astimezone()
+    return datetime.combine(local.date(), time(0), tzinfo=local.tzinfo)
+
+
+def test_on_a_day_it_holds_no_plan_for_it_is_stale(bundled_bank: Path, clock: FakeClock) -> None:
+    saved_study(bundled_bank, clock)
+    clock.advance(days=snapshot.DAYS_AHEAD)
+    assert snapshot.load(str(bundled_bank), "ada", clock()) is not None
+    clock.advance(days=1)
+    assert snapshot.load(str(bundled_bank), "ada", clock()) is None
+
+
+def test_a_new_exam_date_makes_it_stale(bundled_bank: Path, clock: FakeClock) -> None:
+    study, data = saved_study(bundled_bank, clock)
+    assert data.plan is not None and data.plan.exam is None
+    with bank_session(str(bundled_bank)) as session:
+        learner = ensure_learner(session=session, name="ada")
+        Study(session=session, catalog=load_catalog(), learner=learner, clock=clock).set_plan(
+            clock().date() + timedelta(days=20), None)
+    assert snapshot.load(str(bundled_bank), "ada", clock()) is None
 
 
 def test_any_new_answer_makes_it_stale(bundled_bank: Path, clock: FakeClock) -> None:

@@ -14,12 +14,15 @@ from textual.widgets import DataTable, Input, Markdown, Static
 from quizzer.bank.db import open_bank
 from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.grading.describe import describe
+from quizzer.grading.parse import preview
 from quizzer.templates.catalog import load_catalog
 from quizzer.templates.instance import Instance
 from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.screens.help import HelpScreen
 from quizzer.tui.screens.practice import PracticeScreen
+from quizzer.tui.screens.sitting_summary import SittingSummaryScreen
+from quizzer.tui.widgets.answer_box import answer_context
 from quizzer.tui.widgets.choice_box import ChoiceBox
 from quizzer.tui.widgets.question_view import solution_heading
 from quizzer.tui.widgets.recall_box import RecallBox
@@ -135,7 +138,7 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
                 assert current(app) is not instance and not screen.answered
 
             kinds = {instance.kind for instance, _ in answered}
-            assert len(kinds) >= 4, kinds
+            assert len(kinds) >= 3, kinds  # the plan favours questions worked out and typed, as the exam asks
             records = attempts(bundled_bank_url)
             assert [(a.template_key, a.seed) for a in records] == [(i.key, i.seed) for i, _ in answered]
             assert [a.verdict == "correct" for a in records] == plan
@@ -164,13 +167,20 @@ def test_a_practice_session_from_the_dashboard_and_back(bundled_bank_url: str, c
             await pilot.press(*"1 +* (", "enter")
             await pilot.pause()
             assert current(app) is unreadable and not screen.answered
-            assert text_of(app, "#answer-preview").startswith("✘ not read: could not read '1 +* (' as ")
+            # (a vector's reader takes the 1 as its first number and names the rest)
+            why = preview(unreadable.kind, "1 +* (", **answer_context(unreadable)).text
+            assert why.startswith("could not read '") and "+* (" in why
+            assert text_of(app, "#answer-preview") == f"✘ not read: {why} — correct it, then enter"
             assert app.screen.query_one("#answer-preview").has_class("refused") and not app._notifications
             await pilot.press("backspace")
             assert not app.screen.query_one("#answer-preview").has_class("refused")
             assert len(attempts(bundled_bank_url)) == len(plan)
 
-            await pilot.press("escape")
+            await pilot.press("escape")  # the sitting's summary, then the dashboard
+            await pilot.pause()
+            assert isinstance(app.screen, SittingSummaryScreen)
+            assert f"This sitting: {len(plan)} answers" in text_of(app, "#sitting-text")
+            await pilot.press("enter")
             await pilot.pause()
             assert app.screen is dashboard
             assert f"{len(plan)} answers" in text_of(app, "#summary")
@@ -210,7 +220,10 @@ def test_a_selection_with_no_questions_says_so_and_stays_on_the_dashboard(
     async def scenario() -> None:
         async with app.run_test(size=(80, 24)) as pilot:
             await loaded(app, pilot)
-            await pilot.pause()
+            for _ in range(200):  # the practice screen opens, finds nothing and closes: wait for its notice
+                if any(n.title == "Nothing to practise" for n in app._notifications):
+                    break
+                await pilot.pause(0.05)
             assert isinstance(app.screen, DashboardScreen)
             assert any(n.title == "Nothing to practise" for n in app._notifications)
 
@@ -330,7 +343,12 @@ def test_the_live_preview_reads_the_answer_before_it_is_submitted(new_app: Calla
             assert app.screen.query_one("#answer-input", Input).value == "12e"
             # A vector one number short is read as grading reads it: told so under the input, as it is typed
             # and on enter (it read "I read: [...]" and only a passing notice over the title said why).
-            vector = await skip_to(pilot, app, ("vector",))
+            await pilot.press("escape")  # nothing answered: straight back to the dashboard
+            await pilot.pause()
+            assert app.study is not None
+            app.push_practice(key=next(k for k, t in sorted(app.study.templates.items()) if t.kind == "vector"))
+            await pilot.pause()
+            vector = current(app)
             short = " ".join("1" for _ in range(len(vector.answer) - 1))
             await pilot.press(*short)
             assert text_of(app, "#answer-preview") == \
@@ -420,7 +438,7 @@ def test_topic_practice_names_its_topic_and_does_not_bring_back_right_answers(
             for number in range(1, 9):
                 instance = current(app)
                 assert topic in instance.topics
-                assert f"Question {number} · topic: {name}" in text_of(app, "#reason")
+                assert f"Question {number} · {name} · exam weight" in text_of(app, "#reason")
                 seen.append(instance.key)
                 await answer(pilot, app, correct=True)
                 clock.advance(minutes=4)  # 32 minutes in all: every 1- and 10-minute step falls due
@@ -475,7 +493,10 @@ def test_a_second_try_on_the_same_numbers_before_the_solution(new_app: Callable[
             assert current(app) is not instance
 
             # The history shows the first answer and, beside it, the second try.
-            await pilot.press("escape", "h")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, SittingSummaryScreen)
+            await pilot.press("enter", "h")
             await pilot.pause()
             table = app.screen.query_one("#history-table", DataTable)
             assert any("→ ✔ retry" in str(cell) for cell in table.get_row_at(0))

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Header, Static
 
 from quizzer.tui.widgets.mastery_bar import mastery_bar
+from quizzer.tui.widgets.plan_panel import PlanPanel
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
 if TYPE_CHECKING:  # the study layer (numpy, the bank) loads after the first paint
@@ -34,6 +35,10 @@ PADDING = 2  # DataTable's cell padding, both sides
 SCROLLBAR = 2
 TOPIC_MIN = MISTAKE_MIN = 16  # below this the mistake column gives way to the detail line alone
 MISTAKE_WIDE = 24  # the mistake column's share once topics have room; the detail line has the rest
+# The summary's practice keys, shorter and shorter until the line fits (the last one may wrap).
+SUMMARY_KEYS = ("[b]enter[/] the plan · [b]m[/] mistakes · [b]n[/] new · [b]r[/] reviews · [b]?[/] all keys",
+                "[b]enter[/] the plan · [b]m[/] mistakes · [b]n[/] new · [b]r[/] reviews",
+                "[b]enter[/] plan · [b]m[/] mistakes · [b]n[/] new · [b]r[/] reviews")
 PAPER_FIXED = (15, 5)  # "2025 T2 · ET/FN", "12/12"; the topics it examines take the rest
 
 
@@ -66,16 +71,20 @@ class DashboardScreen(Screen[None]):
         Binding("enter", "practise_most", "Practise", priority=True),
         Binding("p", "practise_topic", "Topic"),
         Binding("tab", "switch_tab", "Topics/Papers", priority=True),
+        Binding("m", "practise_mode('mistakes')", "Mistakes"),
+        Binding("n", "practise_mode('new')", "New", show=False),
+        Binding("r", "practise_mode('reviews')", "Reviews", show=False),
         Binding("e", "app.exam", "Exam"),
         Binding("b", "app.browse", "Bank"),
         Binding("h", "app.history", "History"),
     ]
 
     class PractiseRequested(Message):
-        """The student asked to practise: a topic id, or None for 'what I need most'."""
+        """The student asked to practise: a topic id, or None for 'what I need most'; ``mode``: the plan,
+        or new questions, reviews or mistakes only (``quizzer.learning.plan.picker``)."""
 
-        def __init__(self, topic: str | None) -> None:
-            self.topic = topic
+        def __init__(self, topic: str | None, mode: str = "plan") -> None:
+            self.topic, self.mode = topic, mode
             super().__init__()
 
     def __init__(self, initial: Dashboard | None = None) -> None:
@@ -89,6 +98,7 @@ class DashboardScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Loading your bank…", id="summary")
+        yield PlanPanel("", id="plan")
         with Vertical(id="dashboard"):
             yield Static(self._tab_bar(), id="tab-bar")
             yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
@@ -106,10 +116,22 @@ class DashboardScreen(Screen[None]):
     def show(self, data: Dashboard) -> None:
         """Fill the tables (called by the app whenever the learner's data changes)."""
         self.data = data
-        self.query_one("#summary", Static).update(
-            f"{plural(data.attempts, 'answer')} · {plural(data.due, 'review')} due · "
-            "[b]enter[/] practise what you need most · [b]?[/] all keys")
+        self._show_summary()
+        self.query_one("#plan", PlanPanel).show(data.plan)
         self._fill()
+
+    def _show_summary(self) -> None:
+        """The counts and the practice keys, the keys' tail left off where the line would wrap."""
+        if self.data is None:
+            return
+        counts = f"{plural(self.data.attempts, 'answer')} · {plural(self.data.due, 'review')} due"
+        summary = self.query_one("#summary", Static)
+        width = summary.size.width or self.app.size.width - summary.styles.gutter.width
+        for keys in SUMMARY_KEYS:
+            line = Content.from_markup(f"{counts} · {keys}")
+            if line.cell_length <= width:
+                break
+        summary.update(line)
 
     def on_resize(self, event: Resize) -> None:
         # After the refresh, so the table has its new width to fit the columns to.
@@ -124,6 +146,7 @@ class DashboardScreen(Screen[None]):
         if resized and self.filled_width == self._width(self.query_one("#dashboard")):
             return  # laid out as it was filled: the columns fit already
         self.filled_width = self._width(self.query_one("#dashboard"))
+        self._show_summary()
         self._fill_topics()
         self._fill_papers()
         self._show_detail()
@@ -236,6 +259,9 @@ class DashboardScreen(Screen[None]):
 
     def action_practise_most(self) -> None:
         self.post_message(self.PractiseRequested(None))
+
+    def action_practise_mode(self, mode: str) -> None:
+        self.post_message(self.PractiseRequested(None, mode))
 
     def action_practise_topic(self) -> None:
         topics = self.query_one("#topics", DataTable)

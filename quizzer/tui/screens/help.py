@@ -17,7 +17,9 @@ HELP = """\
 
 ### Dashboard
 
-- `enter` practise what you need most (due reviews first, then your weakest topic)
+- `enter` practise the plan (towards your exam date: `quizzer plan --exam YYYY-MM-DD`)
+- `m` redo my mistakes (questions whose last answer was wrong, fresh numbers) · `n` new questions only
+  · `r` reviews only
 - `p` practise the highlighted topic (or click it twice) · `↑` `↓` choose a topic
 - `tab` topics / past papers (each paper's year, term, codes and the topics it examines)
 - `e` mock exam · `b` bank browser · `h` history
@@ -27,7 +29,8 @@ HELP = """\
 
 ### Practice
 
-- `enter` submit the answer · `escape` back to the dashboard
+- `enter` submit the answer · `escape` (or `q` once answered) end the sitting: its summary, then
+  the dashboard
 - in the browser (`quizzer serve`), `ctrl+a` selects the answer so typing replaces it; in a terminal
   it goes to the start of the line
 - `ctrl+s` skip this question · `ctrl+r` reveal the solution without answering (not counted)

@@ -22,6 +22,7 @@ from quizzer.templates.instance import Instance
 from quizzer.text.mathtext import render_math
 from quizzer.tui.widgets.answer_box import AnswerBox, answer_context
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from quizzer.tui.widgets.daily_goal import DailyGoal
 from quizzer.tui.widgets.figure_view import FigureView
 from quizzer.tui.widgets.key_gate import KeyGate
 from quizzer.tui.widgets.order_box import OrderBox
@@ -85,7 +86,7 @@ RATING_KEYS = Content.from_markup(
 OFFER_KEYS = Content.from_markup(
     "[b]t[/] try again (same numbers)  [b]enter[/]/[b]n[/] show the solution  [b]esc[/] back  [b]?[/] help")
 ANSWERED_KEYS = Content.from_markup(
-    "[b]n[/]/[b]enter[/] next question  [b]↑/↓ pgup/dn[/] scroll  [b]esc[/] back  [b]?[/] help")
+    "[b]n[/]/[b]enter[/] next question  [b]↑/↓ pgup/dn[/] scroll  [b]q[/]/[b]esc[/] end the sitting  [b]?[/] help")
 
 
 class PracticeFilters(TypedDict):
@@ -95,6 +96,7 @@ class PracticeFilters(TypedDict):
     week: int | None
     paper: str | None
     key: str | None
+    mode: str  # the plan, or new questions, reviews or mistakes only
 
 
 class PracticeScreen(Screen[None]):
@@ -102,6 +104,7 @@ class PracticeScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "dismiss", "Back"),
+        Binding("q", "dismiss", "End the sitting", show=False),  # reached once answered: no input has the focus
         Binding("ctrl+s", "skip", "Skip"),
         Binding("ctrl+r", "reveal", "Reveal solution"),
         Binding("n", "next", "Next question"),
@@ -115,10 +118,10 @@ class PracticeScreen(Screen[None]):
     ]
 
     def __init__(self, study: Study, *, topic: str | None = None, week: int | None = None,
-                 paper: str | None = None, key: str | None = None) -> None:
+                 paper: str | None = None, key: str | None = None, mode: str = "plan") -> None:
         super().__init__()
         self.study = study
-        self.filters: PracticeFilters = {"topic": topic, "week": week, "paper": paper, "key": key}
+        self.filters: PracticeFilters = {"topic": topic, "week": week, "paper": paper, "key": key, "mode": mode}
         self.question: Question | None = None
         self.shown_at = 0.0
         self.answered = False
@@ -145,6 +148,7 @@ class PracticeScreen(Screen[None]):
         # A one-line key guide instead of Textual's Footer: the Footer rebuilds every key widget
         # whenever the available actions change, which cost ~90 ms on each new question.
         yield Static("", id="keys")
+        yield DailyGoal("", id="daily-goal")
 
     async def on_mount(self) -> None:
         await self.action_next()
@@ -173,7 +177,7 @@ class PracticeScreen(Screen[None]):
         try:
             self.question = self.study.next(**self.filters)
         except LookupError as exc:
-            self.notify(str(exc).capitalize(), title="Nothing to practise", severity="warning")
+            self.notify(str(exc).capitalize(), title="Nothing to practise", severity="warning", timeout=15)
             self.dismiss(None)
             return
         self.count += 1
@@ -187,6 +191,7 @@ class PracticeScreen(Screen[None]):
             self._show_figures()
             self.sub_title = f"seed {instance.seed} · {instance.key}"  # a narrow title bar cuts the end
             self.query_one("#reason", Static).update(Content(f"Question {self.count} · {self.question.reason}"))
+            self._show_goal()
             await self.query_one("#question", Markdown).update(question_markdown(instance))
             self._show_verdict("", None)
             await self.query_one("#feedback", Markdown).update("")
@@ -343,6 +348,11 @@ class PracticeScreen(Screen[None]):
         await self._show_feedback(tried + feedback_markdown(instance, verdict, with_verdict=False,
                                                             written=self.written))
 
+    def _show_goal(self) -> None:
+        """Today's minutes against the daily goal (the plan's minutes a day)."""
+        done, goal, answers = self.study.today_progress()
+        self.query_one("#daily-goal", DailyGoal).show(done, goal, answers)
+
     def _show_verdict(self, text: str, verdict: str | None) -> None:
         """The coloured verdict banner (hidden while a question is open)."""
         banner = self.query_one("#verdict", Static)
@@ -359,6 +369,7 @@ class PracticeScreen(Screen[None]):
             slot.display = False  # the feedback takes its place (`:empty` is not re-checked on removal)
             await self.query_one("#feedback", Markdown).update(markdown)
         self.query_one("#question-scroll", VerticalScroll).focus()
+        self._show_goal()
         self.feedback_gate.arm(self)
         self._scroll_to_feedback()
 
