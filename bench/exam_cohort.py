@@ -53,6 +53,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.actr_learner import FEEDBACK_WRONG, ActrLearner  # noqa: E402
+from bench.simulated_learners import right_response, wrong_response  # noqa: E402
+from quizzer.grading.parts import whole_outcome  # noqa: E402
+from quizzer.grading.verdict import grade  # noqa: E402
 from quizzer.learning.mastery import DEFAULTS, GradedAttempt, guess_probability  # noqa: E402
 from quizzer.learning.plan.picker import GainCache, Offer, pick  # noqa: E402
 from quizzer.learning.plan.schedule import PlanSettings, moment  # noqa: E402
@@ -61,7 +64,9 @@ from quizzer.learning.plan.weights import ExamWeights, exam_weights  # noqa: E40
 from quizzer.learning.policy import next_question  # noqa: E402
 from quizzer.learning.review import TYPICAL_SECONDS, ReviewState, after_answer, is_due  # noqa: E402
 from quizzer.templates.catalog import Catalog, load_catalog, questions_dir  # noqa: E402
+from quizzer.templates.instance import make_instance  # noqa: E402
 from quizzer.templates.loader import load_path  # noqa: E402
+from quizzer.templates.parts import grade_instance  # noqa: E402
 from quizzer.templates.schema import Template  # noqa: E402
 
 BASELINES = ("what next", "FSRS due-first", "cramming", "random")
@@ -76,6 +81,7 @@ PAPER_QUESTIONS = 20
 CRAM_DAYS = 3
 RECENT = 5  # as Study: the last questions interleaving avoids
 SITTING = timedelta(hours=2)  # as Study: a question right in this sitting is not brought back within it
+INSTANCE_SEEDS = 8  # a question's numbers: one of its first seeds, whose answers are made and graded once a process
 
 
 @cache
@@ -226,7 +232,8 @@ def simulate(policy: str, days: int, minutes: int, learner_seed: int) -> Outcome
             now += timedelta(seconds=seconds)
             guess = guess_probability(kind, template.option_count)
             right = learner.answer(template.topics[0] if template.topics else None, kind, guess, now.timestamp())
-            record(practice, template, right, seconds, now, cards=policy in READ_CARDS)
+            seed = practice.rng.randrange(INSTANCE_SEEDS)
+            record(practice, template, seed, right, seconds, now, cards=policy in READ_CARDS)
             practice.day_topics.update(template.topics[:1])
             spent += seconds + learner.feedback(right)
             now += timedelta(seconds=learner.feedback(right))
@@ -235,20 +242,59 @@ def simulate(policy: str, days: int, minutes: int, learner_seed: int) -> Outcome
                    sum(1 for t in topics if practice.state.topic_answers[t] == 0), practice.state.answers)
 
 
-def record(practice: Practice, template: Template, right: bool, seconds: float, at: datetime, *,
+Marks = tuple[tuple[str, float], ...]  # (verdict, score) of each part answered (one for a single question)
+
+
+@dataclass(frozen=True)
+class Graded:
+    """An answer as ``Study`` records it: the response, each part's marks, and the whole's (verdict, score)."""
+
+    response: str
+    parts: Marks
+    whole: tuple[str, float]
+
+
+@cache
+def graded_answer(key: str, seed: int, right: bool) -> Graded:
+    """The app's grading of a right or a wrong answer to the instance ``(key, seed)``: the instance made by
+    ``make_instance`` (as ``Study.next``), answered as ``bench/simulated_learners.py`` answers (the right
+    answer; a wrong one: a named mistake, else the answer with its digits changed; a recall card rated good
+    or again), graded by ``grade`` or, part by part, ``grade_instance``, the whole by ``whole_outcome`` (as
+    ``Study.answer`` and ``Study.answer_parts``).  Kept per process: the same instance, the same verdict."""
+    instance = make_instance(course()[0][key], seed)
+    rng = random.Random(seed)
+    if not instance.parts:
+        response = right_response(instance) if right else wrong_response(instance, rng)
+        verdict = grade(instance.spec, response)
+        graded = Graded(response, ((verdict.verdict, verdict.score),), (verdict.verdict, verdict.score))
+    else:
+        responses = [right_response(p.question) if right else wrong_response(p.question, rng) for p in instance.parts]
+        verdicts = grade_instance(instance, responses)
+        points = {part.label: part.question.points for part in instance.parts}
+        graded = Graded(" | ".join(responses), tuple((v.verdict.verdict, v.verdict.score) for v in verdicts),
+                        whole_outcome([(v.verdict.score, points[v.label]) for v in verdicts]))
+    if (graded.whole[0] == "correct") != right:
+        raise AssertionError(f"{key} (seed {seed}): the app graded a {'right' if right else 'wrong'} answer "
+                             f"{graded.response!r} {graded.whole[0]}")
+    return graded
+
+
+def record(practice: Practice, template: Template, seed: int, right: bool, seconds: float, at: datetime, *,
            cards: bool) -> None:
-    """What ``Study`` records for an answer: the attempt (folded into the state) and, for the policies that
-    read them (``cards``: what next and FSRS due-first; the plan never does), the question's review card."""
-    verdict = "correct" if right else "incorrect"
-    practice.state.fold(GradedAttempt(template.key, 0, verdict, float(right), seconds, at))
-    if not cards:
-        practice.recent.append(template.key)
-        return
-    response = ("good" if right else "again") if template.answered_kind == "text" else ""
-    practice.cards[template.key] = after_answer(practice.cards.get(template.key), verdict=verdict, score=float(right),
-                                                seconds=seconds, kind=template.answered_kind, response=response, at=at)
+    """What ``Study`` records for an answer, graded by the app (:func:`graded_answer`): an attempt per part
+    (folded into the state) and, for the policies that read them (``cards``: what next and FSRS due-first;
+    the plan never does), the question's review card."""
+    graded = graded_answer(template.key, seed, right)
+    for verdict, score in graded.parts:
+        practice.state.fold(GradedAttempt(template.key, seed, verdict, score, seconds, at))
     practice.recent.append(template.key)
-    if right:
+    if not cards:
+        return
+    verdict, score = graded.whole
+    practice.cards[template.key] = after_answer(practice.cards.get(template.key), verdict=verdict, score=score,
+                                                seconds=seconds, kind=template.answered_kind,
+                                                response=graded.response, at=at)
+    if verdict == "correct":
         practice.settled[template.key] = at
     else:
         practice.settled.pop(template.key, None)

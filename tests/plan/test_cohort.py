@@ -56,10 +56,10 @@ def test_cramming_is_massed_topic_by_topic_in_the_last_three_days_with_the_same_
     answers: list[tuple[datetime, str]] = []
     record = exam_cohort.record
 
-    def spy(practice: exam_cohort.Practice, template: exam_cohort.Template, right: bool, seconds: float,
+    def spy(practice: exam_cohort.Practice, template: exam_cohort.Template, seed: int, right: bool, seconds: float,
             at: datetime, *, cards: bool) -> None:
         answers.append((at, template.topics[0]))
-        record(practice, template, right, seconds, at, cards=cards)
+        record(practice, template, seed, right, seconds, at, cards=cards)
 
     monkeypatch.setattr(exam_cohort, "record", spy)
     outcome = exam_cohort.simulate("cramming", DAYS, MINUTES, learner_seed=3)
