@@ -37,12 +37,13 @@ minutes count the answers and the reading of their feedback.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import statistics
 import sys
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
@@ -308,10 +309,9 @@ def exam_score(learner: ActrLearner, weights: ExamWeights, topics: Sequence[str]
     return statistics.fmean(learner.exam_chance(t, at, DEFAULTS.typed_guess) for t in paper)
 
 
-def run(policy: str, days: int, minutes: int, learners: int) -> list[Outcome]:
-    outcomes = [simulate(policy, days, minutes, seed) for seed in range(learners)]
-    print(f"  … {policy}, {days} days × {minutes} min: done", file=sys.stderr, flush=True)
-    return outcomes
+def run(policy: str, days: int, minutes: int, learners: int, first: int = 0) -> list[Outcome]:
+    """Learners ``first`` … ``first + learners − 1`` under ``policy`` in one setting."""
+    return [simulate(policy, days, minutes, seed) for seed in range(first, first + learners)]
 
 
 @dataclass(frozen=True)
@@ -323,6 +323,7 @@ class Row:
     half_width: float  # of the 95 % confidence interval of the mean
     max_day_minutes: float
     untried: float  # mean topics never tried by exam day
+    untried_most: int  # the most any learner left untried
     answers: float
 
 
@@ -330,25 +331,66 @@ def summarise(policy: str, days: int, minutes: int, outcomes: Sequence[Outcome])
     scores = [o.score for o in outcomes]
     half = 1.96 * statistics.stdev(scores) / math.sqrt(len(scores)) if len(scores) > 1 else math.inf
     return Row(policy, days, minutes, statistics.fmean(scores), half, max(o.max_day_minutes for o in outcomes),
-               statistics.fmean(o.untried for o in outcomes), statistics.fmean(o.answers for o in outcomes))
+               statistics.fmean(o.untried for o in outcomes), max(o.untried for o in outcomes),
+               statistics.fmean(o.answers for o in outcomes))
 
 
-def cohort(learners: int, processes: int = 1) -> list[Row]:
-    jobs = [(p, d, m) for d, m in SETTINGS for p in POLICIES]
+Cell = tuple[str, int, int]  # (policy, days, minutes a day)
+CHUNK = 10  # learners a job: saved as each job ends, so a long run can be stopped and resumed
+
+
+def saved_outcomes(path: Path | None) -> dict[tuple[Cell, int], Outcome]:
+    """The outcomes already saved (JSON lines: policy, days, minutes, seed and the outcome's fields)."""
+    if path is None or not path.exists():
+        return {}
+    saved = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        saved[(row["policy"], row["days"], row["minutes"]), row["seed"]] = Outcome(
+            row["score"], row["max_day_minutes"], row["untried"], row["answers"])
+    return saved
+
+
+def cohort(learners: int, processes: int = 1, policies: Sequence[str] = POLICIES,
+           save: Path | None = None) -> list[Row]:
+    """Every setting × policy for learners 0 … ``learners − 1``, in jobs of :data:`CHUNK` learners, the first
+    learners of every cell before the next ones; with ``save``, outcomes already there are not run again
+    and each job's are appended as it ends."""
+    done = saved_outcomes(save)
+    cells = [(p, d, m) for d, m in SETTINGS for p in policies]
+    jobs = [(cell, first, min(CHUNK, learners - first)) for first in range(0, learners, CHUNK) for cell in cells
+            if any((cell, seed) not in done for seed in range(first, min(first + CHUNK, learners)))]
+
+    def keep(cell: Cell, first: int, outcomes: list[Outcome]) -> None:
+        for seed, outcome in enumerate(outcomes, first):
+            done[cell, seed] = outcome
+        if save is not None:
+            with save.open("a", encoding="utf-8") as file:
+                for seed, o in enumerate(outcomes, first):
+                    file.write(json.dumps({"policy": cell[0], "days": cell[1], "minutes": cell[2], "seed": seed,
+                                           "score": o.score, "max_day_minutes": o.max_day_minutes,
+                                           "untried": o.untried, "answers": o.answers}) + "\n")
+        print(f"  … {cell[0]}, {cell[1]} days × {cell[2]} min, learners {first}–{first + len(outcomes) - 1}",
+              file=sys.stderr, flush=True)
+
     if processes > 1:
         with ProcessPoolExecutor(processes) as pool:
-            results = list(pool.map(run, *zip(*jobs, strict=True), [learners] * len(jobs)))
+            futures = {pool.submit(run, *cell, count, first): (cell, first) for cell, first, count in jobs}
+            for future in as_completed(futures):
+                keep(*futures[future], future.result())
     else:
-        results = [run(p, d, m, learners) for p, d, m in jobs]
-    return [summarise(p, d, m, outcomes) for (p, d, m), outcomes in zip(jobs, results, strict=True)]
+        for cell, first, count in jobs:
+            keep(cell, first, run(*cell, count, first))
+    return [summarise(*cell, [done[cell, seed] for seed in range(learners)]) for cell in cells]
 
 
 def table(rows: Sequence[Row]) -> str:
-    lines = ["| days | min/day | policy | exam score (mean ± 95 % CI) | largest day (min) | topics untried | answers |",
+    lines = ["| days | min/day | policy | exam score (mean ± 95 % CI) | largest day (min) "
+             "| topics untried: mean (most) | answers |",
              "|---:|---:|---|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r.days} | {r.minutes} | {r.policy} | {r.mean:.1%} ± {r.half_width:.1%} | "
-                     f"{r.max_day_minutes:.0f} | {r.untried:.1f} | {r.answers:.0f} |")
+                     f"{r.max_day_minutes:.1f} | {r.untried:.2f} ({r.untried_most}) | {r.answers:.0f} |")
     return "\n".join(lines)
 
 
@@ -375,8 +417,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--markdown", type=Path, help="also write the table and the verdicts to this file")
+    parser.add_argument("--save", type=Path, help="JSON lines of outcomes: kept as jobs end, reused when run again")
+    parser.add_argument("--no-ablation", action="store_true", help="leave out " + ", ".join(ABLATIONS))
     args = parser.parse_args(argv)
-    rows = cohort(args.learners, args.processes)
+    policies = ("plan", *BASELINES) if args.no_ablation else POLICIES
+    rows = cohort(args.learners, args.processes, policies, args.save)
     text = "\n".join([f"{args.learners} simulated learners per policy and setting "
                       "(ACT-R ground truth, bench/actr_learner.py)", "", table(rows), "",
                       *(f"- {line}" for line in verdicts(rows))])
