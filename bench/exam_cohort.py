@@ -8,11 +8,15 @@ papers: 20 questions, each on a topic drawn in proportion to its exam weight
 (``quizzer.learning.plan.weights``).  The score is the learner's expected mark on that paper (the
 mean over its questions of the ground truth's chance of a right typed answer on the exam morning).
 
-Every policy practises through the app's own recording: each answer is folded into the
-``LearnerState`` that ``Study`` keeps and steps the question's FSRS card with ``after_answer``, as
-``Study`` records it; the plan picks with ``quizzer.learning.plan.picker.pick``, the function
-``Study.next`` calls.  What the benchmark leaves out is the bank (SQLite) and the making and grading
-of each instance: the ground truth decides right or wrong directly.  The policies:
+Every policy practises through the app's own code: the plan picks with
+``quizzer.learning.plan.picker.pick``, the function ``Study.next`` calls (the crammer with the pick
+``Study.next(topic=...)`` makes); each question is made by ``make_instance`` from one of its first
+:data:`INSTANCE_SEEDS` seeds, answered right or wrong as the ground truth decides (the right answer, or
+a wrong one as ``bench/simulated_learners.py`` writes it), graded by the app's grader, and recorded
+as ``Study`` records it: an attempt per part folded into the ``LearnerState`` that ``Study`` keeps,
+the question's FSRS card stepped with ``after_answer`` (for the policies that read the cards).  What
+the benchmark leaves out is the bank (SQLite): a run is millions of answers, and a committed answer
+costs milliseconds.  The policies:
 
 * **plan** — the plan, the exam date set, the daily minutes as its budget;
 * **what next** — the app's previous policy (due reviews first, the weakest unlocked topic);
@@ -21,14 +25,15 @@ of each instance: the ground truth decides right or wrong directly.  The policie
 * **cramming** — massed practice in the last three days, the same total minutes: each of those days
   goes through the course topic by topic in its order, each topic's questions back to back (the
   app's "practise this topic": the plan's pick within the topic's questions), the day's minutes
-  split among the topics by exam weight (a topic whose share is shorter than a question still gets
-  one).  Massed practice is repetition without a gap (Cepeda et al. 2006); the crammer is given the
-  exam weights and the app's choice of question within a topic, so it is no straw man;
+  split among the topics by exam weight (each topic's block is its weight's share of the minutes
+  left, so every topic is reached; one the day ran out before comes first the next day).  Massed
+  practice is repetition without a gap (Cepeda et al. 2006); the crammer is given the exam weights
+  and the app's choice of question within a topic, so it is no straw man;
 * **random** — a question drawn uniformly.
 
-And one ablation, not a baseline: **plan in the last 3 days** — the plan's own picker (interleaved, by gain
-per minute) with all the minutes in the last three days: what the schedule over the days alone is
-worth, everything else equal.
+And one ablation, not a baseline: **plan in the last 3 days** — the plan's own picker (interleaved, by
+gain per minute) with all the minutes in the last three days: what the schedule over the days alone
+is worth, everything else equal.
 
 A sitting ends when the next question would not fit in the day's minutes (it is not answered); the
 minutes count the answers and the reading of their feedback.
