@@ -72,3 +72,15 @@ def test_cramming_is_massed_topic_by_topic_in_the_last_three_days_with_the_same_
         assert len(blocks) == len(set(blocks)), (day, blocks)  # massed: one block per topic a day
     assert outcome.untried == 0
     assert MINUTES < outcome.max_day_minutes <= MINUTES * DAYS / exam_cohort.CRAM_DAYS
+
+
+@pytest.mark.parametrize("key", ["2024T3_Q1_NA Q279", "practice/softmax-properties", "2026T2_ET_AN Q3"])
+def test_the_cohort_answers_are_made_and_graded_by_the_app(key: str) -> None:
+    """A multi-part question, a select-all and a recall card: the right answer is graded correct part by part,
+    the wrong one not correct, each part recorded as Study records it."""
+    parts = max(len(exam_cohort.make_instance(exam_cohort.course()[0][key], 0).parts), 1)
+    right = exam_cohort.graded_answer(key, 0, True)
+    wrong = exam_cohort.graded_answer(key, 0, False)
+    assert [verdict for verdict, _ in right.parts] == ["correct"] * parts and right.whole == ("correct", 1.0)
+    assert parts > 1 or key != "2024T3_Q1_NA Q279"
+    assert len(wrong.parts) == parts and wrong.whole[0] != "correct" and wrong.whole[1] < 1.0
