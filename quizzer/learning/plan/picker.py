@@ -33,6 +33,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Protocol
 
 from quizzer.learning.mastery import TemplateLike
@@ -102,11 +103,14 @@ class GainCache:
             held = self._outlooks[topic] = (stamp, compute())
         return held[1]
 
-    def gain(self, group: Group, stamp: Stamp, today: int, compute: Callable[[], float]) -> float:
+    def held_gain(self, group: Group, stamp: Stamp, today: int) -> float | None:
+        """The group's gain if kept for this evidence and today's count, else None."""
         held = self._gains.get(group)
-        if held is None or held[0] != stamp or held[1] != today:
-            held = self._gains[group] = (stamp, today, compute())
-        return held[2]
+        return held[2] if held is not None and held[1] == today and held[0] == stamp else None
+
+    def keep_gain(self, group: Group, stamp: Stamp, today: int, value: float) -> float:
+        self._gains[group] = (stamp, today, value)
+        return value
 
 
 @dataclass(frozen=True)
@@ -117,13 +121,15 @@ class Entry:
     topic: str | None  # its primary topic
     kind: str
     options: int | None
+    group: Group | None  # (topic, kind, options): what its gain depends on; None without a topic
 
 
 class Offer:
     """The questions of a selection (a week, a topic, a paper or everything), indexed once."""
 
     def __init__(self, questions: Sequence[Question]) -> None:
-        self.entries = [Entry(q.key, q.topics[0] if q.topics else None, q.answered_kind, q.option_count)
+        self.entries = [Entry(q.key, q.topics[0] if q.topics else None, q.answered_kind, q.option_count,
+                              (q.topics[0], q.answered_kind, q.option_count) if q.topics else None)
                         for q in questions]
         # The primary topics: a prerequisite counts as tried when a question about it was answered right.
         self.topics = {e.topic for e in self.entries if e.topic is not None}
@@ -173,7 +179,8 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
     """The next question for this learner (see the module docstring for the rules)."""
     pool = candidates_for(mode, offer, state)
     since = moment.day_start
-    today = {e.key: _answers_since(state.answered.get(e.key), since) for e in pool}
+    answered = state.answered  # read with `in` and []: never-answered keys (most) cost one lookup
+    today = {e.key: _answers_since(answered[e.key], since) if e.key in answered else 0 for e in pool}
     fewest = min(today.values())
     pool = _narrow(pool, lambda e: today[e.key] < max(PER_DAY, fewest + 1))  # relaxed: the least asked today
     pool = _narrow(pool, lambda e: not (today[e.key] and state.last_right.get(e.key)))
@@ -189,25 +196,25 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
     pool = _narrow(pool, lambda e: e.topic is not None and state.topic_answers[e.topic] == 0)
     pool = _narrow(pool, lambda e: e.topic is None or ready[e.topic])
     cache = cache or GainCache()
-    stamps = {t: (state.topic_answers[t], state.tracker.topic(t).attempts, since)
-              for t in {e.topic for e in pool if e.topic is not None}}
+    # Questions alike to the plan (topic, kind, options) are scored once; a question without a topic scores 0.
+    scores: dict[Group | None, float] = {None: 0.0}
     minutes: dict[str, float] = {}
-
-    def per_minute(group: Group) -> float:
+    stamps: dict[str, Stamp] = {}
+    for group in {e.group for e in pool if e.group is not None}:
         t, kind, options = group
         if kind not in minutes:
             minutes[kind] = (state.seconds_for(kind) + FEEDBACK_SECONDS) / 60
-
-        def fresh() -> float:
-            view = cache.outlook(t, stamps[t], lambda: outlook(state, t, moment.now, moment.exam))
-            return gain(view, kind, options, weights.weights.get(t, 0.0), topic_today[t])
-
-        return cache.gain(group, stamps[t], topic_today[t], fresh) / minutes[kind]
-
-    # Questions alike to the plan (topic, kind, options) are scored once; a question without a topic scores 0.
-    scores = {group: per_minute(group) for group in {(e.topic, e.kind, e.options) for e in pool if e.topic is not None}}
-    best = max(scores.values(), default=0.0)
-    top = [e for e in pool if (scores[(e.topic, e.kind, e.options)] if e.topic is not None else 0.0) >= best - 1e-12]
+        stamp = stamps.get(t)
+        if stamp is None:
+            stamp = stamps[t] = (state.topic_answers[t], state.tracker.topic(t).attempts, since)
+        held = cache.held_gain(group, stamp, topic_today[t])
+        if held is None:
+            view = cache.outlook(t, stamp, partial(outlook, state, t, moment.now, moment.exam))
+            held = cache.keep_gain(group, stamp, topic_today[t],
+                                   gain(view, kind, options, weights.weights.get(t, 0.0), topic_today[t]))
+        scores[group] = held / minutes[kind]
+    best = max((score for group, score in scores.items() if group is not None), default=0.0)
+    top = [e for e in pool if scores[e.group] >= best - 1e-12]
 
     def seen(e: Entry) -> float:
         at = state.last_seen(e.key)
