@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 from collections.abc import Callable
 from itertools import groupby
 from typing import Any
@@ -58,10 +57,18 @@ import numpy as np
 
 from quizzer.export.document import Paper, Question, Section, marks
 from quizzer.export.lmsforms import expression_forms, shape_forms
+from quizzer.export.moodlenumbers import (
+    PRECISION_CREDIT,
+    half_credit,
+    moodle_center,
+    moodle_tolerance,
+    number_text,
+    percent_text,
+    shown_answer,
+)
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
 from quizzer.grading.match import is_discrete, values_match
-from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit, last_unit, rounded
 from quizzer.templates.instance import Instance
 
 
@@ -120,7 +127,7 @@ def _question(question: Question, *, version: str = "", shuffle: bool = False) -
             f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
             f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
             "</generalfeedback>\n"
-            f"<defaultgrade>{_number(instance.points)}</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
+            f"<defaultgrade>{number_text(instance.points)}</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
             f"<idnumber>{escape(f'{instance.key}@{instance.seed}' + (f'#{question.label}' * bool(question.label)))}"
             "</idnumber>\n"
             f"{answers}</question>")
@@ -129,8 +136,12 @@ def _question(question: Question, *, version: str = "", shuffle: bool = False) -
 def _numerical(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     tolerance = moodle_tolerance(instance, instance.answer)
-    answers = [_answer(100, _shown(moodle_center(instance, instance.answer), tolerance), "", tolerance, html=False)]
-    answers += [_answer(0, _number(moodle_center(instance, wrong.value)), wrong.feedback,
+    right = shown_answer(moodle_center(instance, instance.answer), tolerance)
+    answers = [_answer(100, right, "", tolerance, html=False)]
+    band = half_credit(instance, instance.answer)
+    if band is not None:  # before the mistakes: quizzer pays a rounding its half even where it is a mistake's value
+        answers.append(_answer(100 * PRECISION_CREDIT, number_text(band[0]), "", band[1], html=False))
+    answers += [_answer(0, number_text(moodle_center(instance, wrong.value)), wrong.feedback,
                         moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
     return "numerical", _html(instance.prompt), "".join(answers)
@@ -153,11 +164,13 @@ def _cloze(question: Question) -> tuple[str, str, str]:
 
     def cell(value: float, printed: bool) -> str:
         if printed:
-            return f"<td>{_number(value)}</td>"
+            return f"<td>{number_text(value)}</td>"
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        shown = _shown(moodle_center(instance, value), tolerance)
-        return f"<td>{{{weight}:NUMERICAL:={shown}:{_number(tolerance)}}}</td>"
+        right = shown_answer(moodle_center(instance, value), tolerance)
+        band = None if exact else half_credit(instance, value)
+        half = f"~%{percent_text(100 * PRECISION_CREDIT)}%{number_text(band[0])}:{number_text(band[1])}" if band else ""
+        return f"<td>{{{weight}:NUMERICAL:={right}:{number_text(tolerance)}{half}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
@@ -294,51 +307,12 @@ def whole_number_forms(kind: str, value: Any) -> list[str]:
                      for between in ("; ", ";", " ; ") for inner in (" ", ", ", ",")]
 
 
-def moodle_tolerance(instance: Instance, value: float) -> float:
-    """Moodle's absolute tolerance: the widest bound quizzer's tolerance accepts (integers exact)."""
-    if instance.kind == "integer":
-        return 0.0
-    tolerance: Tolerance = instance.spec.tolerance
-    if tolerance.asked is not None:  # a unit in the last place asked, about the answer rounded to it (moodle_center)
-        return last_unit(value, tolerance.asked)
-    sig = tolerance.sig if (tolerance.sig or tolerance.rel or tolerance.abs) else DEFAULT_SIG
-    bounds = [tolerance.rel * abs(value) if tolerance.rel else 0.0, tolerance.abs or 0.0,
-              half_unit(value, sig) if sig else 0.0]
-    return max(bounds)
-
-
-def moodle_center(instance: Instance, value: float) -> float:
-    """Where Moodle's tolerance is centred: the answer itself, or, where the prompt asks a precision, the answer
-    rounded to it (quizzer accepts a unit in the last place either side of that: tolerance.Tolerance)."""
-    asked = instance.spec.tolerance.asked if instance.kind != "integer" else None
-    return float(value) if asked is None else rounded(float(value), asked)
-
-
-def _shown(value: float, tolerance: float) -> str:
-    """The shortest decimal within 1/100 of the tolerance of ``value``: what Moodle shows as correct."""
-    for digits in range(1, 17):
-        text = f"{float(value):.{digits}g}"
-        if abs(float(text) - value) <= tolerance / 100:
-            return _number(float(text))
-    return _number(value)
-
-
 def _answer(fraction: float, text: str, feedback: str, tolerance: float | None = None, *, html: bool = True) -> str:
     body = _cdata(_html(text)) if html and text else f"<text>{escape(text)}</text>"
-    extra = f"<tolerance>{_number(tolerance)}</tolerance>" if tolerance is not None else ""
+    extra = f"<tolerance>{number_text(tolerance)}</tolerance>" if tolerance is not None else ""
     fmt = ' format="html"' if html else ' format="moodle_auto_format"'
-    return (f'<answer fraction="{_fraction(fraction)}"{fmt}>{body}{extra}'
+    return (f'<answer fraction="{percent_text(fraction)}"{fmt}>{body}{extra}'
             f'<feedback format="html">{_cdata(_html(feedback)) if feedback else "<text></text>"}</feedback></answer>\n')
-
-
-def _fraction(percent: float) -> str:
-    """Moodle's fraction list writes 100/3 as 33.33333: five decimals, trailing zeros dropped."""
-    return f"{percent:.5f}".rstrip("0").rstrip(".") if not float(percent).is_integer() else str(int(percent))
-
-
-def _number(value: float) -> str:
-    value = float(value)
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value) if math.isfinite(value) else "0"
 
 
 def _html(markdown: str) -> str:

@@ -102,7 +102,7 @@ def test_a_clozes_blanks_show_rounded_answers_yet_grade_as_quizzer_grades(tmp_pa
     clozes = [q for q in moodle(tmp_path, "--seed", "3") if q.get("type") == "cloze"]
     assert clozes
     for question in clozes:
-        blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}]+)\}", question.findtext("questiontext/text") or "")
+        blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}~]+)[}~]", question.findtext("questiontext/text") or "")
         exact = [x for row in answers[question.findtext("idnumber")]["answer"]
                  for x in (row if isinstance(row, list) else [row])]
         for shown, tolerance in blanks:
@@ -112,7 +112,7 @@ def test_a_clozes_blanks_show_rounded_answers_yet_grade_as_quizzer_grades(tmp_pa
 
 def test_token_ids_in_a_cloze_are_exact(tmp_path: Path) -> None:
     question = moodle(tmp_path, "--key", TOKEN_IDS, "--seed", "0")[0]
-    blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}]+)\}", question.findtext("questiontext/text") or "")
+    blanks = re.findall(r"\{1:NUMERICAL:=([^:}]+):([^}~]+)[}~]", question.findtext("questiontext/text") or "")
     assert blanks and all(float(tolerance) == 0 for _, tolerance in blanks)
 
 
@@ -176,9 +176,9 @@ def _cloze_entries(key: str, seed: int) -> tuple[np.ndarray, np.ndarray]:
 def test_a_clozes_moodle_marks_and_scores_are_quizzers(tmp_path: Path) -> None:
     """Marked as Moodle marks a cloze (the sum of its blanks' weights, each blank its share): the total is
     the points wherever whole-number weights can make it so, the right answer scores 1, and each known
-    mistake scores what quizzer gives it, its given entries printed (unless it earns quizzer's part credit for
-    an entry right to fewer digits than asked, which Moodle cannot state, or is a square matrix transposed,
-    which the question says Moodle marks by its diagonal)."""
+    mistake scores what quizzer gives it, its given entries printed, an entry that is the answer rounded to one
+    place fewer than asked half (``moodle.half_credit``), unless it is a square matrix transposed, which the
+    question says Moodle marks by its diagonal."""
     from quizzer.export.moodle import blank_weight
 
     clozes = [q for q in moodle(tmp_path, "--seed", "5") if q.get("type") == "cloze"
@@ -201,8 +201,6 @@ def test_a_clozes_moodle_marks_and_scores_are_quizzers(tmp_path: Path) -> None:
             if typed.shape != answer.shape:
                 continue
             ours = grade(made.spec, str(typed.tolist() if typed.shape[0] > 1 else typed[0].tolist())).score
-            if not (ours * free.sum()).is_integer():  # part credit for an entry short of the asked precision:
-                continue  # a rule of quizzer's that Moodle's numerical answers cannot state
             if ours == 0.0 and transposed(typed, answer):
                 assert SAYS_TRANSPOSED in (question.findtext("generalfeedback/text") or ""), (key, seed)
                 continue  # quizzer's whole-answer rule for a transposed square matrix: the question says so
@@ -243,8 +241,7 @@ def test_moodle_scores_every_right_answer_and_listed_mistake_as_quizzer_does(tmp
     """Every question of the bank's export, marked by a port of Moodle's engine (``moodle_engine``), on its
     right answer and each listed mistake as a student types it.  They agree except where Moodle cannot state
     quizzer's rule, each case named: an order's partial credit by pairs (Moodle: all or nothing, never more);
-    part credit for an entry right to fewer digits than asked; a square matrix typed transposed, where the
-    question says so."""
+    a square matrix typed transposed, where the question says so."""
     from tests.export.moodle_engine import response, score, why_they_differ
     from tests.export.test_qti import made_by
 
@@ -322,3 +319,33 @@ def test_a_square_matrix_says_moodle_marks_its_transpose_by_the_diagonal(tmp_pat
             assert grade(spec, str(transposed.tolist())).score == 0.0
             assert score(question, list(transposed[free])) > 0.0  # what the note warns of, as Moodle marks it
     assert said >= 5
+
+
+def test_a_number_rounded_to_one_place_fewer_than_asked_earns_half_in_moodle_as_in_quizzer(tmp_path: Path) -> None:
+    """quizzer's precision credit (``short_of_precision``) as Moodle's 50 % answer (``moodle.half_credit``): the
+    answer rounded to one place fewer, typed so or with a 0 added, earns half in both; a unit further off,
+    nothing; the ends of the rounding's cell as quizzer rounds them (half away from zero).  Each numerical
+    question of a seed's export asked to some decimals, on each such typed number."""
+    from quizzer.grading.tolerance import Precision, rounded
+    from tests.export.moodle_engine import score
+    from tests.export.test_qti import made_by
+
+    halves = compared = 0
+    for question in moodle(tmp_path, "--seed", "3"):
+        if question.get("type") != "numerical":
+            continue
+        made = made_by(question.findtext("idnumber") or "")
+        asked = made.spec.precision
+        if made.kind != "number" or asked is None or asked.unit != "decimals" or asked.digits < 2:
+            continue
+        places = asked.digits - 1
+        centre, unit = rounded(float(made.spec.expected), Precision(places, "decimals")), 10.0 ** -places
+        typed = [f"{centre:.{places}f}", f"{centre:.{asked.digits}f}", f"{centre + unit:.{asked.digits}f}",
+                 f"{centre - unit:.{asked.digits}f}", f"{centre + unit / 2:.{asked.digits}f}",
+                 f"{centre - unit / 2:.{asked.digits}f}"]
+        for text in typed:
+            ours, theirs = grade(made.spec, text).score, score(question, float(text))
+            assert theirs == pytest.approx(ours), (made.key, text, theirs, ours)
+            compared += 1
+            halves += ours == 0.5
+    assert compared >= 30 and halves >= 10
