@@ -140,7 +140,7 @@ def _numerical(question: Question) -> tuple[str, str, str]:
     answers = [_answer(100, right, "", tolerance, html=False)]
     band = half_credit(instance, instance.answer)
     if band is not None:  # before the mistakes: quizzer pays a rounding its half even where it is a mistake's value
-        answers.append(_answer(100 * PRECISION_CREDIT, number_text(band[0]), "", band[1], html=False))
+        answers.append(_answer(100 * PRECISION_CREDIT, number_text(band[0]), _ROUNDED_SHORT, band[1], html=False))
     answers += [_answer(0, number_text(moodle_center(instance, wrong.value)), wrong.feedback,
                         moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
@@ -169,7 +169,8 @@ def _cloze(question: Question) -> tuple[str, str, str]:
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
         right = shown_answer(moodle_center(instance, value), tolerance)
         band = None if exact else half_credit(instance, value)
-        half = f"~%{percent_text(100 * PRECISION_CREDIT)}%{number_text(band[0])}:{number_text(band[1])}" if band else ""
+        half = f"~%{percent_text(100 * PRECISION_CREDIT)}%{number_text(band[0])}:{number_text(band[1])}" \
+            f"#{_ROUNDED_SHORT}" if band else ""
         return f"<td>{{{weight}:NUMERICAL:={right}:{number_text(tolerance)}{half}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
@@ -347,6 +348,8 @@ _ALL_OR_NOTHING = ("\n\n*In Moodle:* only the exact order earns the marks; any o
 
 _TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as written above, so an equal "
               "expression written differently is marked wrong here; `quizzer grade` checks equivalence.")
+
+_ROUNDED_SHORT = "Right to one place fewer than the question asks: half the marks."  # no } ~ # (a cloze's syntax)
 
 _TRANSPOSED = ("\n\n*In Moodle:* each entry is marked on its own, so a matrix typed transposed (its rows as "
                "the columns) still earns the entries it shares with the answer, its diagonal; `quizzer grade` "
