@@ -12,7 +12,9 @@ How quizzer's answer kinds map onto Moodle's question types:
   → ``cloze`` with one NUMERICAL blank per entry, laid out as a table;
   an entry the template lists under ``given_entries`` (one the prompt gives away, which earns no
   credit in quizzer) is printed in its cell instead of a blank, so Moodle's share of blanks right is
-  quizzer's share of the other entries.
+  quizzer's share of the other entries.  (quizzer also charges an entry's worth for a given entry typed
+  wrong, which Moodle, printing it, cannot; no listed mistake of the bank is charged so: an entry where a
+  mistake shows is worked out, not given away.)
 * ``choice`` → ``multichoice`` (single); ``multi`` → ``multichoice`` (multiple: each of the R
   correct options is worth 100/R %, each wrong one −100/R %: quizzer's own select-all rule);
   distractor feedback per option; display order kept.
@@ -33,18 +35,19 @@ How quizzer's answer kinds map onto Moodle's question types:
   for the exact order and 0 for any other — never more than quizzer — and the general feedback
   says so.
 
-Marks (``defaultgrade``) are the template's points.  The correct answer Moodle shows is the
-shortest decimal within 1/100 of the tolerance of the exact value, so it reads ``0.04223`` rather
-than ``0.04223421199751376`` while grading what quizzer grades.  Figures are embedded SVG files
-(``@@PLUGINFILE@@``).  Math stays LaTeX in ``\\(…\\)`` for Moodle's MathJax filter; general feedback
-is the worked solution.
+Marks (``defaultgrade``) are the template's points; a cloze's are the sum of its blanks' weights, its points
+wherever whole equal weights can make them so (``blank_weight`` says why not otherwise).  A square matrix's
+cloze says that Moodle pays a transposed answer its diagonal (``transposable_cloze`` says why it must).
+The correct answer Moodle shows is the shortest decimal within 1/100 of the tolerance of the exact value, so
+it reads ``0.04223`` rather than ``0.04223421199751376`` while grading what quizzer grades.  Figures are
+embedded SVG files (``@@PLUGINFILE@@``).  Math stays LaTeX in ``\\(…\\)`` for Moodle's MathJax filter;
+general feedback is the worked solution.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import math
 from collections.abc import Callable
 from itertools import groupby
 from typing import Any
@@ -54,10 +57,18 @@ import numpy as np
 
 from quizzer.export.document import Paper, Question, Section, marks
 from quizzer.export.lmsforms import expression_forms, shape_forms
+from quizzer.export.moodlenumbers import (
+    PRECISION_CREDIT,
+    half_credit,
+    moodle_center,
+    moodle_tolerance,
+    number_text,
+    percent_text,
+    shown_answer,
+)
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
-from quizzer.grading.match import is_discrete
-from quizzer.grading.tolerance import DEFAULT_SIG, Tolerance, half_unit, last_unit, rounded
+from quizzer.grading.match import is_discrete, values_match
 from quizzer.templates.instance import Instance
 
 
@@ -110,13 +121,13 @@ def _question(question: Question, *, version: str = "", shuffle: bool = False) -
     qtype, text, answers = _TYPES[instance.kind](question)
     if shuffle:
         answers = answers.replace("<shuffleanswers>0</shuffleanswers>", "<shuffleanswers>1</shuffleanswers>")
-    solution = instance.solution + _IN_MOODLE.get(instance.kind, "")
+    solution = instance.solution + _in_moodle(question)
     return (f'<question type="{qtype}">\n'
             f"<name><text>{escape(_name(question, version))}</text></name>\n"
             f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
             f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
             "</generalfeedback>\n"
-            f"<defaultgrade>{_number(instance.points)}</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
+            f"<defaultgrade>{number_text(instance.points)}</defaultgrade><penalty>0.3333333</penalty><hidden>0</hidden>\n"
             f"<idnumber>{escape(f'{instance.key}@{instance.seed}' + (f'#{question.label}' * bool(question.label)))}"
             "</idnumber>\n"
             f"{answers}</question>")
@@ -125,8 +136,12 @@ def _question(question: Question, *, version: str = "", shuffle: bool = False) -
 def _numerical(question: Question) -> tuple[str, str, str]:
     instance = question.instance
     tolerance = moodle_tolerance(instance, instance.answer)
-    answers = [_answer(100, _shown(moodle_center(instance, instance.answer), tolerance), "", tolerance, html=False)]
-    answers += [_answer(0, _number(moodle_center(instance, wrong.value)), wrong.feedback,
+    right = shown_answer(moodle_center(instance, instance.answer), tolerance)
+    answers = [_answer(100, right, "", tolerance, html=False)]
+    band = half_credit(instance, instance.answer)
+    if band is not None:  # before the mistakes: quizzer pays a rounding its half even where it is a mistake's value
+        answers.append(_answer(100 * PRECISION_CREDIT, number_text(band[0]), _ROUNDED_SHORT, band[1], html=False))
+    answers += [_answer(0, number_text(moodle_center(instance, wrong.value)), wrong.feedback,
                         moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
     return "numerical", _html(instance.prompt), "".join(answers)
@@ -149,11 +164,14 @@ def _cloze(question: Question) -> tuple[str, str, str]:
 
     def cell(value: float, printed: bool) -> str:
         if printed:
-            return f"<td>{_number(value)}</td>"
+            return f"<td>{number_text(value)}</td>"
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        shown = _shown(moodle_center(instance, value), tolerance)
-        return f"<td>{{{weight}:NUMERICAL:={shown}:{_number(tolerance)}}}</td>"
+        right = shown_answer(moodle_center(instance, value), tolerance)
+        band = None if exact else half_credit(instance, value)
+        half = f"~%{percent_text(100 * PRECISION_CREDIT)}%{number_text(band[0])}:{number_text(band[1])}" \
+            f"#{_ROUNDED_SHORT}" if band else ""
+        return f"<td>{{{weight}:NUMERICAL:={right}:{number_text(tolerance)}{half}}}</td>"
 
     cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
@@ -164,11 +182,26 @@ def _cloze(question: Question) -> tuple[str, str, str]:
 def blank_weight(points: float, blanks: int) -> int:
     """Each blank's weight in a cloze: Moodle ignores ``<defaultgrade>`` there and marks the question out of
     the sum of its blanks' weights (``qtype_multianswer_extract_question``), which must be whole numbers
-    (``{N:NUMERICAL:…}``).  Equal weights keep quizzer's equal share per entry; they sum to the points when
-    the points are a whole multiple of the blanks (``points / blanks`` each), else to the number of blanks
-    (weight 1), and the teacher sets the question's mark in the quiz (``cloze_marks_differ``)."""
+    (``{N:NUMERICAL:…}``, ANSWER_REGEX_NORM is ``[0-9]*``).  quizzer gives each entry an equal share, and
+    Moodle's score is quizzer's on every answer only if the weights are equal too (a blank right alone earns
+    its weight over the total).  Equal whole weights sum to the points when the points are a whole multiple
+    of the blanks (``points / blanks`` each).  Otherwise no import file can give the question its points:
+    equal weights sum to a multiple of the blanks, and the bank's clozes that miss have fewer points than
+    blanks (2 or 3 marks for 3 to 10 entries), so even weight 1 each sums to more.  Those get weight 1, so
+    Moodle's score is still quizzer's, and their mark is set in the quiz (a slot's maximum mark, which
+    Moodle multiplies the score by): the export names them (``cloze_marks_differ``), and so does each one's
+    name in Moodle's bank, which the quiz's editing page shows beside the mark."""
     share = points / blanks
     return int(share) if share.is_integer() else 1
+
+
+def cloze_total(instance: Instance) -> int | None:
+    """What Moodle marks a cloze out of (the sum of its blanks' weights); None for another question type."""
+    if instance.kind not in ("vector", "matrix") or not instance.spec.partial_credit:
+        return None
+    size = np.asarray(instance.answer, dtype=float).size
+    blanks = size - int(np.sum(instance.spec.given)) if instance.spec.given is not None else size
+    return blank_weight(instance.points, blanks) * blanks
 
 
 def cloze_marks_differ(paper: Paper) -> list[tuple[str, float, int]]:
@@ -176,13 +209,9 @@ def cloze_marks_differ(paper: Paper) -> list[tuple[str, float, int]]:
     found = []
     for question in paper.questions:
         for item in question.items:
-            instance = item.instance
-            if instance.kind in ("vector", "matrix") and instance.spec.partial_credit:
-                size = np.asarray(instance.answer, dtype=float).size
-                blanks = size - int(np.sum(instance.spec.given)) if instance.spec.given is not None else size
-                total = blank_weight(instance.points, blanks) * blanks
-                if total != instance.points:
-                    found.append((_name(item), instance.points, total))
+            total = cloze_total(item.instance)
+            if total is not None and total != item.instance.points:
+                found.append((_name(item, with_mark=False), item.instance.points, total))
     return found
 
 
@@ -279,51 +308,12 @@ def whole_number_forms(kind: str, value: Any) -> list[str]:
                      for between in ("; ", ";", " ; ") for inner in (" ", ", ", ",")]
 
 
-def moodle_tolerance(instance: Instance, value: float) -> float:
-    """Moodle's absolute tolerance: the widest bound quizzer's tolerance accepts (integers exact)."""
-    if instance.kind == "integer":
-        return 0.0
-    tolerance: Tolerance = instance.spec.tolerance
-    if tolerance.asked is not None:  # a unit in the last place asked, about the answer rounded to it (moodle_center)
-        return last_unit(value, tolerance.asked)
-    sig = tolerance.sig if (tolerance.sig or tolerance.rel or tolerance.abs) else DEFAULT_SIG
-    bounds = [tolerance.rel * abs(value) if tolerance.rel else 0.0, tolerance.abs or 0.0,
-              half_unit(value, sig) if sig else 0.0]
-    return max(bounds)
-
-
-def moodle_center(instance: Instance, value: float) -> float:
-    """Where Moodle's tolerance is centred: the answer itself, or, where the prompt asks a precision, the answer
-    rounded to it (quizzer accepts a unit in the last place either side of that: tolerance.Tolerance)."""
-    asked = instance.spec.tolerance.asked if instance.kind != "integer" else None
-    return float(value) if asked is None else rounded(float(value), asked)
-
-
-def _shown(value: float, tolerance: float) -> str:
-    """The shortest decimal within 1/100 of the tolerance of ``value``: what Moodle shows as correct."""
-    for digits in range(1, 17):
-        text = f"{float(value):.{digits}g}"
-        if abs(float(text) - value) <= tolerance / 100:
-            return _number(float(text))
-    return _number(value)
-
-
 def _answer(fraction: float, text: str, feedback: str, tolerance: float | None = None, *, html: bool = True) -> str:
     body = _cdata(_html(text)) if html and text else f"<text>{escape(text)}</text>"
-    extra = f"<tolerance>{_number(tolerance)}</tolerance>" if tolerance is not None else ""
+    extra = f"<tolerance>{number_text(tolerance)}</tolerance>" if tolerance is not None else ""
     fmt = ' format="html"' if html else ' format="moodle_auto_format"'
-    return (f'<answer fraction="{_fraction(fraction)}"{fmt}>{body}{extra}'
+    return (f'<answer fraction="{percent_text(fraction)}"{fmt}>{body}{extra}'
             f'<feedback format="html">{_cdata(_html(feedback)) if feedback else "<text></text>"}</feedback></answer>\n')
-
-
-def _fraction(percent: float) -> str:
-    """Moodle's fraction list writes 100/3 as 33.33333: five decimals, trailing zeros dropped."""
-    return f"{percent:.5f}".rstrip("0").rstrip(".") if not float(percent).is_integer() else str(int(percent))
-
-
-def _number(value: float) -> str:
-    value = float(value)
-    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value) if math.isfinite(value) else "0"
 
 
 def _html(markdown: str) -> str:
@@ -359,6 +349,12 @@ _ALL_OR_NOTHING = ("\n\n*In Moodle:* only the exact order earns the marks; any o
 _TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as written above, so an equal "
               "expression written differently is marked wrong here; `quizzer grade` checks equivalence.")
 
+_ROUNDED_SHORT = "Right to one place fewer than the question asks: half the marks."  # no } ~ # (a cloze's syntax)
+
+_TRANSPOSED = ("\n\n*In Moodle:* each entry is marked on its own, so a matrix typed transposed (its rows as "
+               "the columns) still earns the entries it shares with the answer, its diagonal; `quizzer grade` "
+               "scores a transposed matrix 0, as worked in the wrong orientation.")
+
 _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
     "number": _numerical, "integer": _numerical, "vector": _entries, "matrix": _entries,
     "choice": _multichoice, "multi": _multichoice, "bool": _truefalse, "shape": _shortanswer,
@@ -367,8 +363,36 @@ _TYPES: dict[str, Callable[[Question], tuple[str, str, str]]] = {
 _IN_MOODLE = {"expression": _TEXT_ONLY, "order": _ALL_OR_NOTHING}  # what Moodle grades differently, for the feedback
 
 
-def _name(question: Question, version: str = "") -> str:
-    """The question's name in Moodle's bank (the teacher's view): number, title, and where it came from."""
+def _in_moodle(question: Question) -> str:
+    """What Moodle grades differently from quizzer, said in the question's general feedback."""
+    instance = question.instance
+    if instance.kind in _IN_MOODLE:
+        return _IN_MOODLE[instance.kind]
+    return _TRANSPOSED if transposable_cloze(instance) else ""
+
+
+def transposable_cloze(instance: Instance) -> bool:
+    """A cloze of a square matrix that differs from its transpose: quizzer scores the transpose 0 as a whole
+    (grading.verdict, rule 8), while Moodle's cloze marks each blank by its own response alone
+    (``qtype_multianswer_question::grade_response`` sums the blanks' weighted fractions).  No choice of blank
+    answers can match quizzer on every answer: for [[a, b], [c, d]], a and d earn their blanks in full, so for
+    the transpose [[a, c], [b, d]] to score 0 the c typed in blank (1, 2) or the b in blank (2, 1) must score
+    −1 or less, and then [[a, c], [x, d]] (or [[a, x], [b, d]]), half right and no transpose, scores at most
+    1/4 where quizzer gives 1/2.  A negative fraction could also take the question below 0 marks, which
+    Moodle does not floor.  So the question says so instead."""
+    if instance.kind != "matrix" or not instance.spec.partial_credit:
+        return False
+    expected = np.asarray(instance.spec.expected, dtype=float)
+    return expected.ndim == 2 and expected.shape[0] == expected.shape[1] > 1 and \
+        not values_match("matrix", expected.T, expected, instance.spec.tolerance)
+
+
+def _name(question: Question, version: str = "", *, with_mark: bool = True) -> str:
+    """The question's name in Moodle's bank (the teacher's view): number, title, and where it came from; for a
+    cloze Moodle cannot mark out of its points (``blank_weight``), the mark to give it in the quiz."""
     instance = question.instance
     where = f"version {version} · " if version else ""
-    return f"{question.number}{question.label}. {instance.title} [{where}{instance.key} · seed {instance.seed}]"
+    total = cloze_total(instance)
+    mark = f" · set its mark in the quiz to {instance.points:g}, not {total}" \
+        if with_mark and total is not None and total != instance.points else ""
+    return f"{question.number}{question.label}. {instance.title} [{where}{instance.key} · seed {instance.seed}{mark}]"

@@ -35,7 +35,8 @@ import zipfile
 from collections.abc import Callable
 
 from quizzer.export.document import Paper, Question, Section
-from quizzer.export.moodle import moodle_center, moodle_tolerance, written_forms
+from quizzer.export.moodle import written_forms
+from quizzer.export.moodlenumbers import moodle_center, moodle_tolerance
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
 from quizzer.templates.instance import Instance

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from tests.export import moodle_cloze
 from tests.export.clients import moodle_shortanswer_matches
@@ -70,8 +73,6 @@ def response(question: ET.Element, kind: str, answer: object, typed: str, right:
     if qtype == "truefalse":
         return bool(answer)
     if qtype == "cloze":
-        import numpy as np
-
         text = question.findtext("questiontext/text") or ""
         values = np.atleast_2d(np.asarray(answer, dtype=float)).ravel()
         blanks = _cells(text)
@@ -88,3 +89,26 @@ def _cells(text: str) -> list[bool]:
     import re
 
     return [cell.startswith("{") for cell in re.findall(r"<td>(.*?)</td>", text)]
+
+
+SAYS_TRANSPOSED = "so a matrix typed transposed (its rows as the columns) still earns"  # moodle._TRANSPOSED
+
+
+def transposed(typed: np.ndarray, expected: np.ndarray) -> bool:
+    """A square matrix typed transposed: quizzer scores it 0 as a whole (its rule 8); Moodle marks a cloze
+    blank by blank, so the diagonal (and any symmetric pair) still earns there."""
+    return typed.ndim == 2 and typed.shape[0] == typed.shape[1] == expected.shape[0] and typed.shape == expected.shape \
+        and not np.allclose(typed, expected) and np.allclose(typed, expected.T)
+
+
+def why_they_differ(made: Any, value: object, theirs: float | None, ours: float, feedback: str) -> str:
+    """Why Moodle's score ``theirs`` of an answer may differ from quizzer's ``ours``: a rule of quizzer's that
+    Moodle cannot state, named; "" for none (a disagreement to fix).  ``made`` is the question as
+    ``test_qti.made_by`` builds it, ``feedback`` the Moodle question's general feedback."""
+    if made.kind == "order" and theirs == 0.0:
+        return "order: partial credit by pairs"
+    typed, expected = (np.atleast_2d(np.asarray(v, dtype=float)) for v in (value, made.spec.expected)) \
+        if made.kind in ("vector", "matrix") else (np.zeros(0), np.zeros(0))
+    if made.kind == "matrix" and ours == 0.0 and transposed(typed, expected) and SAYS_TRANSPOSED in feedback:
+        return "a square matrix typed transposed, as the question says: 0 as a whole in quizzer, its diagonal in Moodle"
+    return ""

@@ -127,7 +127,12 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
         tolerance = float(answers[0].findtext("tolerance"))
         # within 1/100 of the tolerance, or (a precision asked) the answer rounded to it: half its unit away
         assert float(answers[0].findtext("text")) == pytest.approx(instance["answer"], abs=tolerance / 2 + 1e-12)
-        assert fractions[0] == 100 and all(f == 0 for f in fractions[1:])
+        # then, where the prompt asks a precision, half for the answer rounded to one place fewer (its cell)
+        half = 1 if fractions[1:2] == [50] else 0
+        assert fractions[0] == 100 and all(f == 0 for f in fractions[1 + half:])
+        if half:
+            assert float(answers[1].findtext("text")) == pytest.approx(
+                instance["answer"], abs=float(answers[1].findtext("tolerance")) * 1.000001)
     elif kind == "multichoice":
         correct = [instance["answer"]] if isinstance(instance["answer"], int) else instance["answer"]
         assert len(answers) == len(instance["choices"])
@@ -140,7 +145,7 @@ def _check_answers(question: ET.Element, instance: dict) -> None:
         # A cell is a blank, or an entry the question gives away (given_entries), printed.
         # A blank shows its answer rounded within 1/100 of its tolerance, or, where the prompt asks a precision,
         # rounded to it, half a unit (the tolerance) away at most (test_moodle_rules checks the rounding).
-        cells = re.findall(r"<td>(?:\{1:NUMERICAL:=([^:]+):([^}]*)\}|([^<{]+))</td>",
+        cells = re.findall(r"<td>(?:\{1:NUMERICAL:=([^:]+):([^}~]*)(?:~[^}]*)?\}|([^<{]+))</td>",
                            question.findtext("questiontext/text"))
         flat = [x for row in instance["answer"] for x in (row if isinstance(row, list) else [row])]
         assert len(cells) == len(flat)
