@@ -1,5 +1,10 @@
 """Issue 41, item 8: at 80×24 a select-all list "twice ignored the first several ↓ presses (after PageDown)".
 
+What was found: the list's arrows (its own bindings) and space (a binding) acted only once their key had
+bubbled up to the app, after a letter typed next had acted (``ChoiceBox.on_key``): typed quickly, "space, b"
+toggled (b) twice and never the option under the highlight, and "↓ ↓, a" left the highlight two below (a),
+so the next keys acted on options the student was not looking at.  Every key now acts in the order typed.
+
 pgdn must page the question (a priority binding of the screen: the focused option list would otherwise take
 it and move its highlight a page down, to the last option, where ↓ does nothing) and leave the list's
 highlight where it was; every ↓ typed after the options are on screen then moves the highlight one option
@@ -117,6 +122,25 @@ def test_mock_exam_at_80x24(new_app: Callable[..., QuizzerApp]) -> None:
             assert screen.slots[1].instance.kind == "multi"
             await pagedown_then_arrows(pilot, screen.query_one(ChoiceBox),
                                        screen.query_one("#exam-scroll", VerticalScroll))
+
+    asyncio.run(scenario())
+
+
+def test_keys_typed_in_one_burst_act_in_the_order_typed(new_app: Callable[..., QuizzerApp]) -> None:
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_question(pilot, LONGEST["multi"])
+            box = screen.query_one(ChoiceBox)
+            options = await drawn(pilot, box)
+            burst(app, "pagedown", "down", "down", "down", "space", "b")  # (d) toggled, then (b)
+            await until(pilot, lambda: box.chosen == {1, 3} and options.highlighted == 1, "(b) and (d) chosen")
+            burst(app, "down", "down", "space", "a", "down", "space")  # (d) off, (a) on and (b) off
+            await until(pilot, lambda: options.highlighted == 1 and box.chosen == {0}, "(a) chosen, on (b)")
+            burst(app, "end", "space", "home", "space")  # the last on, (a) off
+            await until(pilot, lambda: options.highlighted == 0 and box.chosen == {len(box.options) - 1},
+                        "the last option chosen, on (a)")
 
     asyncio.run(scenario())
 
