@@ -166,6 +166,9 @@ def browser_learner(base: str, name: str, answers: int, finished: threading.Even
         browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
                                              args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
         page = browser.new_page(viewport={"width": 1200, "height": 800})
+        # A loaded server can take longer than Playwright's 30 s to send a page (at 50 sessions on a shared
+        # 2-core machine it did): wait as long as the websocket learners do.
+        page.set_default_timeout(TIMEOUT * 1000)
         frames: list[str] = []
         page.on("websocket", lambda ws: ws.on("framereceived", lambda frame: frames.append(
             ESCAPES.sub("", frame if isinstance(frame, str) else frame.decode("utf-8", "replace")))))
@@ -319,14 +322,20 @@ def main() -> None:
                                    "--max-sessions", str(size)], env=env, stderr=subprocess.PIPE, text=True)
         assert server.stderr is not None
         server.stderr.readline()  # the URL: it listens
-        # Then keep reading what it logs: a pipe nobody drains would stop the server when it fills.
-        threading.Thread(target=server.stderr.read, daemon=True).start()
+        # Then keep what it (and its app processes) log: a pipe nobody drains would stop the server when it
+        # fills, and a learner's session that ended early is explained there.
+        log = workdir / f"server-{size}.log"
+        sink = log.open("w", buffering=1)  # open as long as the server runs: the thread writes to it
+        threading.Thread(target=shutil.copyfileobj, args=(server.stderr, sink), daemon=True).start()
         try:
             row = asyncio.run(one_size(f"http://127.0.0.1:{port}", server.pid, size, min(args.browsers, size),
                                        args.answers, args.arrival))
         except OutOfMemory as stopped:
             print(f"{size:>8}  stopped: the machine's memory ran low ({stopped}); no larger size tried", flush=True)
             break
+        except Exception:
+            print(f"{size:>8}  failed; the server's log is kept in {log}", flush=True)
+            raise
         finally:
             server.send_signal(2)
             server.wait(120)
