@@ -7,7 +7,6 @@ from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.events import Key
 from textual.message import Message
@@ -48,8 +47,11 @@ class ChoiceBox(Vertical):
 
     # Both kinds are an OptionList, which wraps long options (a SelectionList draws its checkbox
     # on every wrapped line and loses some); a multi question marks its picks in the option text.
-    # Not "toggle": that is every DOM node's action_toggle(attribute_name), a different signature.
-    BINDINGS = [Binding("space", "toggle_highlighted", "Select", show=False)]
+    # Every key that moves the highlight or picks acts here, in on_key, in the order typed: the list's own
+    # bindings (↑/↓) and a binding for space act only once their key has bubbled up to the app, after a
+    # letter typed next was handled here.  "space, b" typed quickly toggled (b) twice and not the option
+    # under the highlight (a select-all graded without it); "↓, a" left the highlight below (a).
+    MOVES = {"down": "cursor_down", "up": "cursor_up", "home": "first", "end": "last"}
 
     class Submitted(Message):
         def __init__(self, text: str) -> None:
@@ -109,17 +111,27 @@ class ChoiceBox(Vertical):
             self.post_message(self.Submitted(letter(event.option_index)))
 
     def on_key(self, event: Key) -> None:
-        """A letter picks (or toggles) its option; enter submits a multi selection."""
+        """A letter picks (or toggles) its option, ↑/↓/home/end move, space toggles; enter submits a multi
+        selection."""
         if self.gate.early(event):
             return
         self.scroll_visible(animate=False)
-        if event.key == "enter" and (self.multi or self.query_one(OptionList).highlighted is None):
+        options = self.query_one(OptionList)
+        if event.key == "enter" and (self.multi or options.highlighted is None):
             event.stop()
             self.action_submit()
+        elif event.key in self.MOVES:
+            event.stop()
+            event.prevent_default()
+            getattr(options, f"action_{self.MOVES[event.key]}")()
+        elif event.key == "space":
+            event.stop()
+            event.prevent_default()
+            self.toggle_highlighted()
         elif len(event.key) == 1 and "a" <= event.key < letter(len(self.options)):
             event.stop()
             index = ord(event.key) - ord("a")
-            self.query_one(OptionList).highlighted = index
+            options.highlighted = index
             if self.multi:
                 self.toggle(index)
 
@@ -128,7 +140,7 @@ class ChoiceBox(Vertical):
         self.query_one(OptionList).replace_option_prompt_at_index(index, self._label(index))
         self._withdraw_warning()
 
-    def action_toggle_highlighted(self) -> None:
+    def toggle_highlighted(self) -> None:
         highlighted = self.query_one(OptionList).highlighted
         if self.multi and highlighted is not None:
             self.toggle(highlighted)
