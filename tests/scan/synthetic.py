@@ -190,7 +190,8 @@ def photograph(pixels: np.ndarray, rng: random.Random, *, jpeg: bool = True) -> 
     canvas = canvas.astype(np.float32) * light
     canvas = cv2.GaussianBlur(canvas, (0, 0), rng.uniform(0.4, 1.3))
     noise = np.random.default_rng(rng.randrange(2**32)).normal(0, rng.uniform(2, 8), canvas.shape)
-    image = np.clip(canvas + noise, 0, 255).astype(np.uint8)
+    noise += canvas  # in place: the same sum as canvas + noise, without two more page-sized float64 arrays
+    image = np.clip(noise, 0, 255, out=noise).astype(np.uint8)
     ok, data = cv2.imencode(".jpg" if jpeg else ".png", image,
                             [cv2.IMWRITE_JPEG_QUALITY, rng.randint(55, 90)] if jpeg else [])
     assert ok

@@ -7,6 +7,7 @@ every condition: three versions, each at 150, 200 and 300 dpi, photographed badl
 from __future__ import annotations
 
 import csv
+import functools
 import random
 import shutil
 from datetime import UTC, datetime
@@ -32,19 +33,37 @@ pytestmark = pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="needs 
 EXAM = ("export", "--week", "2", "-n", "12", "--seed", "4812", "--format", "pdf", "--answer-sheets")
 
 
-def _sheets(folder: Path, versions: int) -> Path:
-    code, out, err = run(*EXAM, "--versions", str(versions), "-o", str(folder / "exam.pdf"))
+@pytest.fixture(scope="module")
+def exam(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Path) -> Path:
+    """The folder of one exam of three versions (its papers, answer sheets and ``exam-sheets.json``), exported
+    once for this module's tests: an export costs seconds, and the tests only read it (the bank records
+    no exam; ``scan`` reads the manifest and the sheets)."""
+    folder = tmp_path_factory.mktemp("exam")
+    shutil.copyfile(bundled_bank_file, folder / "bank.sqlite")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("QUIZZER_DB", str(folder / "bank.sqlite"))
+        env.setenv("XDG_DATA_HOME", str(folder / "xdg"))
+        code, out, err = run(*EXAM, "--versions", "3", "-o", str(folder / "exam.pdf"))
     assert code == 0, err
-    return folder / "exam-sheets.json"
+    return folder
 
 
-def test_synthetic_scans_read_box_by_box(bundled_bank: Path, tmp_path: Path) -> None:
-    manifest = load_manifest(_sheets(tmp_path, 3))
+@functools.cache
+def _rendered(pdf: Path, dpi: int) -> tuple[np.ndarray, ...]:
+    """pdftoppm's pages of a sheet, rendered once per run of a worker; ``fill`` draws on a copy."""
+    pages = tuple(render(pdf, dpi))
+    for pixels in pages:
+        pixels.flags.writeable = False
+    return pages
+
+
+def test_synthetic_scans_read_box_by_box(exam: Path) -> None:
+    manifest = load_manifest(exam / "exam-sheets.json")
     rng = random.Random(43)
     boxes = wrong = doubtful_sheets = sheets = misplaced = 0
     for version in "ABC":
         for dpi in (150, 200, 300):
-            pages = render(tmp_path / f"exam-sheet-{version}.pdf", dpi)
+            pages = _rendered(exam / f"exam-sheet-{version}.pdf", dpi)
             for _ in range(2):
                 student = str(rng.randrange(10**7, 10**8))
                 sheets += 1
@@ -75,12 +94,12 @@ def test_synthetic_scans_read_box_by_box(bundled_bank: Path, tmp_path: Path) -> 
     assert boxes > 3000
 
 
-def _photos(tmp_path: Path, students: dict[str, str]) -> list[Path]:
-    """Each student's filled-in sheet of their version, as JPEG photos."""
-    manifest = load_manifest(tmp_path / "exam-sheets.json")
+def _photos(exam: Path, tmp_path: Path, students: dict[str, str]) -> list[Path]:
+    """Each student's filled-in sheet of their version, as JPEG photos in ``tmp_path``."""
+    manifest = load_manifest(exam / "exam-sheets.json")
     rng, files = random.Random(7), []
     for student, version in students.items():
-        for number, pixels in enumerate(render(tmp_path / f"exam-sheet-{version}.pdf", 200), start=1):
+        for number, pixels in enumerate(_rendered(exam / f"exam-sheet-{version}.pdf", 200), start=1):
             path = tmp_path / f"scan-{student}-{number}.jpg"
             path.write_bytes(photograph(fill(pixels, manifest, version, number, student, 200, rng).pixels, rng))
             files.append(path)
@@ -106,9 +125,10 @@ def _answer(queue: Path) -> list[dict[str, str]]:
     return rows
 
 
-def test_scan_records_each_answer_once_through_the_queue(bundled_bank: Path, tmp_path: Path) -> None:
-    sheets = _sheets(tmp_path, 2)
-    files = _photos(tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"})
+def test_scan_records_each_answer_once_through_the_queue(exam: Path, bundled_bank: Path, tmp_path: Path) -> None:
+    sheets = tmp_path / "exam-sheets.json"  # the queue and the page images are written beside it
+    shutil.copyfile(exam / "exam-sheets.json", sheets)
+    files = _photos(exam, tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"})
     roster = tmp_path / "class.csv"
     roster.write_text("id,name\n11111111,ada\n22222222,grace\n")
     scan = ("scan", "--sheets", str(sheets), "--roster", str(roster), "--date", "2026-12-10T09:00",

@@ -73,3 +73,22 @@ def short_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(idle, "SLEEP_GRANULARITY", 1 / 250)
     monkeypatch.setattr(idle, "SLEEP_IDLE", 1 / 250 / 20)
+
+
+PILOT_HANG_SECONDS = 600.0
+
+
+@pytest.fixture(autouse=True)
+def patient_pilot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pilot's wait for the screen's pending messages (``_wait_for_screen``, under every ``press``, ``pause``
+    and snapshot) gives up after 30 s with ``WaitForScreenTimeout``: in a full run on a machine with a load
+    of 30 on 2 cores, two snapshot tests did.  A hang guard, not a speed limit: it waits for the state, up
+    to ten minutes."""
+    from textual.pilot import Pilot
+
+    wait = Pilot._wait_for_screen
+
+    async def wait_for_screen(self: Pilot[object], timeout: float = PILOT_HANG_SECONDS) -> bool:
+        return await wait(self, max(timeout, PILOT_HANG_SECONDS))
+
+    monkeypatch.setattr(Pilot, "_wait_for_screen", wait_for_screen)
