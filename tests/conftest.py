@@ -11,12 +11,18 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy.engine import make_url
 
 from tests.databases import PostgresServer, connect_server, postgres_required
 from tests.leftovers import remove_killed_runs
 
 REPO = Path(__file__).resolve().parent.parent
+
+# No wall-clock limit on any property test: hypothesis's default 200 ms deadline per example failed
+# test_mastery on a busy machine (255 ms at load 35). A test's own settings may still tighten it.
+settings.register_profile("quizzer", deadline=None)
+settings.load_profile("quizzer")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
