@@ -194,8 +194,13 @@ def expected_text(spec: AnswerSpec) -> str:
 def asked_text(kind: str, expected: Any, asked: Precision | None) -> str | None:
     """The expected number(s) written to the precision the prompt asks for, zeros kept, as the learner was to
     type them: ``2.24`` for "Give 2 decimals" (not the tolerance's ``2.245``), ``0.00140`` for 3 figures.  None
-    when nothing is asked, or for whole numbers (token ids, masks: written as they are)."""
-    if asked is None or kind not in ("number", "vector", "matrix") or is_discrete(np.asarray(expected, dtype=float)):
+    when nothing is asked, or for whole numbers (token ids, masks: written as they are), except a number that the
+    precision asked rounds: a step count of 8,192,000 asked to 3 significant figures is written 8190000, the
+    value the rule grades against, never beside it."""
+    if asked is None or kind not in ("number", "vector", "matrix"):
+        return None
+    whole = np.asarray(expected, dtype=float)
+    if is_discrete(whole) and (kind != "number" or rounded(float(whole), asked) == float(whole)):
         return None
 
     def one(value: float) -> str:
