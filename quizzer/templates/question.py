@@ -16,6 +16,7 @@ import numpy as np
 
 from quizzer.common.errors import TemplateError
 from quizzer.grading.expr import MATH_CONSTANTS
+from quizzer.grading.hints import given_note
 from quizzer.grading.match import is_discrete, values_match
 from quizzer.grading.ordering import order_score
 from quizzer.grading.parts import Step
@@ -114,8 +115,12 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
     prompt = run.render(template.prompt, "prompt")
     precision = asked_precision(prompt) if template.kind in ("number", "vector", "matrix") else None
     tolerance = _tolerance(template, precision)
-    # Written as the prompt asks ("Give 3 decimals": -1.414, not the tolerance's -1.4142), as the feedback writes it.
-    answer_text = asked_text(template.kind, answer, precision) or write_answer(template, answer, choices)
+    given = None if template.given_entries is None else _given_entries(run, answer)
+    if given is not None:  # printed with the prompt, so every face (app, paper, LMS, card) shows them as given
+        prompt = f"{prompt.rstrip()}\n\n{given_note(answer, given)}\n"
+    # Written as the prompt asks ("Give 3 decimals": -1.414, not the tolerance's -1.4142), as the feedback writes it;
+    # an entry the prompt gives away exactly as given.
+    answer_text = asked_text(template.kind, answer, precision, given) or write_answer(template, answer, choices)
     wrong_answers, live = _wrong_answers(run, order, tolerance)
     spec = AnswerSpec(
         kind=template.kind, expected=answer, tolerance=tolerance, options=choices,
@@ -123,7 +128,7 @@ def question_from(run: Run, seed: int, shared: tuple[str, Figure | None] | None 
         expected_text=answer_text, sizes=_named_sizes(env) if template.kind == "shape" else {},
         must_precede=tuple((before, after) for before, after in template.must_precede),
         precision=precision,
-        given=None if template.given_entries is None else _given_entries(run, answer),
+        given=given,
         partial_credit=template.partial_credit or _all_or_nothing(template, answer),
         units=units_in(prompt) if template.kind in ("number", "integer") else (),
         discover=Discovery(template, env),  # issue 19: slips found by rerunning the engine, on first use
@@ -156,8 +161,9 @@ def _answer(run: Run, order: list[int]) -> tuple[Any, tuple[str, ...]]:
     return coerce(template, template.kind, run.evaluate(template.answer, "answer"), "answer"), ()
 
 
-def _given_entries(run: Run, answer: np.ndarray) -> np.ndarray:
-    """The entries of a vector or matrix answer that the prompt gives away (true), as ``given_entries`` says."""
+def _given_entries(run: Run, answer: np.ndarray) -> np.ndarray | None:
+    """The entries of a vector or matrix answer that the prompt gives away (true), as ``given_entries`` says;
+    None when it gives none on this draw (2024T3_Q1_NA Q293 gives its maximum only when position 0 is drawn)."""
     value = run.evaluate(run.template.given_entries, "given_entries")
     given = np.asarray(value)
     if given.dtype != np.bool_ or given.shape != answer.shape:
@@ -166,7 +172,7 @@ def _given_entries(run: Run, answer: np.ndarray) -> np.ndarray:
     if given.all():
         raise TemplateError("field 'given_entries': gives away every entry, leaving nothing to work out",
                             where=template_where(run.template))
-    return given
+    return given if given.any() else None
 
 
 def _all_or_nothing(template: Template, answer: np.ndarray) -> bool:
