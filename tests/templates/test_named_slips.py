@@ -113,3 +113,20 @@ def test_the_mask_after_the_softmax_is_an_order_of_its_own_steps(seed: int) -> N
     assert named("practice/w1c-mha-order", seed, letters(*right)) == (None, 1.0)
     mask_last = right[:3] + ("Softmax", "Add the mask") + right[5:]
     assert named("practice/w1c-mha-order", seed, letters(*mask_last)) == ("mask_applied_after_softmax", 0.0)
+
+
+@pytest.mark.parametrize("seed", sorted({*ISSUE_SEEDS, 1, 2, 5, 8, 14}))  # 0, 8, 14: position 0 drawn
+def test_the_range_taken_as_minus_one_to_one_earns_nothing_and_a_free_maximum_is_given(seed: int) -> None:
+    """2024T3_Q1_NA Q293: with position 0 in the table the maximum is cos 0 = 1 (1.000000 came free on 32 of 200
+    seeds, and [-1, 1] earned half there); it is now given, and no other draw comes within the precision asked
+    of ±1, so the range taken to be [-1, 1] earns nothing on any seed."""
+    question = instance("2024T3_Q1_NA Q293", seed)
+    v = question.values
+    start, n, d = int(v["start"]), int(v["n"]), int(v["d"])
+    p = np.arange(start, start + n)[:, None]
+    phase = p * 10000.0 ** (-2 * np.arange(d // 2) / d)[None, :]
+    table = np.empty((n, d))
+    table[:, 0::2], table[:, 1::2] = np.sin(phase), np.cos(phase)  # the prompt's numpy_pe, run here
+    assert question.answer_text == f"[{table.min():.6f}, {1 if start == 0 else f'{table.max():.6f}'}]"
+    assert named("2024T3_Q1_NA Q293", seed, "[-1, 1]") == ("pe_range_is_plus_minus_one", 0.0)
+    assert ("entry 2 is 1" in question.prompt) == (start == 0) == (table.max() == 1.0)
