@@ -8,10 +8,14 @@ question's misconceptions — wrong answers computed under one named mistake —
 hears about the mistake they most likely made.  A recognised mistake adds its feedback and
 its id; it never changes the score.  Sameness is
 :func:`~quizzer.grading.match.values_match`; the feedback hints (sign, power of ten,
-entries off, constant factor) are here.
+entries off, constant factor) are :mod:`quizzer.grading.hints`'s, chosen here.
 
 Over 400 lines on purpose: every kind's scoring rule sits beside the others, in the order of the
-scoring table they implement, so that a change to one is read against all.
+scoring table they implement, so that a change to one is read against all; how the expected answer
+is written (``expected_text``, ``asked_text``) stays with them because the precision it is written
+to is the precision the number graders hold an answer to.  What is not a scoring rule lives beside
+it: reading (``parse``), sameness (``match``), the feedback's hints (``hints``), digits typed
+(``digits``) and the precision rule's arithmetic (``tolerance``).
 """
 
 from __future__ import annotations
