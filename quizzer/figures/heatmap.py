@@ -33,6 +33,7 @@ class HeatmapBody:
         label_room = (text_width(plain_text(figure.ylabel), AXIS_LABEL_SIZE) + 8) / self.rows
         self.cell_height = min(max(min(CELL[1], MAX_GRID[1] / self.rows), label_room), 3 * CELL[1])
         self.written = max(self.rows, self.columns) <= MAX_WRITTEN_SIDE
+        self.value_size = self._value_size() if self.written else 0.0  # once: it measures every cell's text
         self.low, self.high = _scale(figure)
         self.row_labels = [plain_text(label) for label in figure.row_labels]
         self.col_labels = [plain_text(label) for label in figure.col_labels]
@@ -63,7 +64,7 @@ class HeatmapBody:
         if self.written:
             ink = BLOCKED_INK if blocked else contrast_ink(tuple(c / 255 for c in colour))
             svg.text(x + self.cell_width / 2, y + self.cell_height / 2, cell_text(value, self.figure.decimals),
-                     size=self._value_size(), fill=ink)
+                     size=self.value_size, fill=ink)
 
     def _colour(self, value: float | None) -> tuple[int, int, int]:
         return viridis(0.0 if value is None else (value - self.low) / (self.high - self.low))

@@ -1,7 +1,10 @@
 """A small, bounded expression language shared by templates and typed answers.
 
 It stays one module, longer than the rest, because it is the security boundary and is
-reviewed as a whole.
+reviewed as a whole: the parser's whitelist of syntax, the evaluator, and the size guards each
+operator runs before it computes (the last part, which returns the work the evaluator charges)
+are one contract; split along those seams, a guard could drift from the operator it bounds
+unseen by the reviewer of either half.
 
 Templates compute their answers with expressions such as
 ``decoder_layer_params(d_model, d_ff) * n_layers`` and students type answers such

@@ -131,6 +131,17 @@ def order_credit(order: Sequence[str], examined: Sequence[tuple[int, int]]) -> s
     return "; ".join([rule, *inverted])
 
 
+def given_note(expected: np.ndarray, given: np.ndarray) -> str:
+    """The entries a vector or matrix question gives away, printed with its prompt in every face (the app, a
+    paper, an LMS item, a card) exactly as given: ``**Given (no marks):** entries 2 and 4 are 0.``"""
+    values = np.asarray(expected, dtype=float)
+    shown = [format_number(float(values[index])) for index in map(tuple, np.argwhere(given))]
+    by_value = {text: [p for p, t in zip(entry_positions(given), shown, strict=True) if t == text] for text in shown}
+    entries = "; ".join(positions_off(positions, limit=len(positions), state=text)
+                        for text, positions in by_value.items())
+    return f"**Given (no marks):** {entries}."
+
+
 def entries_credit(given: np.ndarray | None, partial_credit: bool) -> str:
     """How a vector's or matrix's marks are shared, when not simply an equal share per entry: for answer
     sheets and hand grading, in the words of the scoring rules (questions/README.md)."""

@@ -8,10 +8,14 @@ question's misconceptions — wrong answers computed under one named mistake —
 hears about the mistake they most likely made.  A recognised mistake adds its feedback and
 its id; it never changes the score.  Sameness is
 :func:`~quizzer.grading.match.values_match`; the feedback hints (sign, power of ten,
-entries off, constant factor) are here.
+entries off, constant factor) are :mod:`quizzer.grading.hints`'s, chosen here.
 
 Over 400 lines on purpose: every kind's scoring rule sits beside the others, in the order of the
-scoring table they implement, so that a change to one is read against all.
+scoring table they implement, so that a change to one is read against all; how the expected answer
+is written (``expected_text``, ``asked_text``) stays with them because the precision it is written
+to is the precision the number graders hold an answer to.  What is not a scoring rule lives beside
+it: reading (``parse``), sameness (``match``), the feedback's hints (``hints``), digits typed
+(``digits``) and the precision rule's arithmetic (``tolerance``).
 """
 
 from __future__ import annotations
@@ -183,7 +187,7 @@ def expected_text(spec: AnswerSpec) -> str:
     """The expected answer as the student will see it: to the precision the prompt asks for, if it asks."""
     if spec.kind == "expression":  # shown as maths, as the student's own answer is
         return _describe(spec, read_expression(spec.expected, spec.variables))
-    asked = asked_text(spec.kind, spec.expected, spec.precision)
+    asked = asked_text(spec.kind, spec.expected, spec.precision, spec.given)
     if asked is not None:
         return asked
     if spec.expected_text is not None:
@@ -191,11 +195,17 @@ def expected_text(spec: AnswerSpec) -> str:
     return _describe(spec, _expected_value(spec))
 
 
-def asked_text(kind: str, expected: Any, asked: Precision | None) -> str | None:
+def asked_text(kind: str, expected: Any, asked: Precision | None, given: np.ndarray | None = None) -> str | None:
     """The expected number(s) written to the precision the prompt asks for, zeros kept, as the learner was to
     type them: ``2.24`` for "Give 2 decimals" (not the tolerance's ``2.245``), ``0.00140`` for 3 figures.  None
-    when nothing is asked, or for whole numbers (token ids, masks: written as they are)."""
-    if asked is None or kind not in ("number", "vector", "matrix") or is_discrete(np.asarray(expected, dtype=float)):
+    when nothing is asked, or for whole numbers (token ids, masks: written as they are), except a number that the
+    precision asked rounds: a step count of 8,192,000 asked to 3 significant figures is written 8190000, the
+    value the rule grades against, never beside it.  An entry the prompt gives away (``given``: a blocked key's
+    weight) is written exactly as given, ``0`` among ``0.7311``, as every export prints it."""
+    if asked is None or kind not in ("number", "vector", "matrix"):
+        return None
+    whole = np.asarray(expected, dtype=float)
+    if is_discrete(whole) and (kind != "number" or rounded(float(whole), asked) == float(whole)):
         return None
 
     def one(value: float) -> str:
@@ -207,7 +217,10 @@ def asked_text(kind: str, expected: Any, asked: Precision | None) -> str | None:
     values = np.asarray(expected, dtype=float)
     if kind == "number":
         return one(float(values))
-    rows = ["[" + ", ".join(one(float(v)) for v in row) + "]" for row in np.atleast_2d(values)]
+    printed = np.atleast_2d(np.zeros(values.shape, dtype=bool) if given is None else np.asarray(given, dtype=bool))
+    rows = ["[" + ", ".join(format_number(float(v)) if as_given else one(float(v))
+                            for v, as_given in zip(row, printed_row, strict=True)) + "]"
+            for row, printed_row in zip(np.atleast_2d(values), printed, strict=True)]
     return rows[0] if kind == "vector" else "[" + ", ".join(rows) + "]"
 
 

@@ -3,7 +3,8 @@
 Owns: ``schema`` (the msgspec structs of a template file), ``schema_errors`` (a refusal in one
 line), ``loader`` (safe YAML, bounded), ``validate``/``verify`` (checks over seeds; against torch
 for ``quizzer verify``), ``instance`` (a seeded draw: prompt, answer, misconceptions, solution,
-figure), ``functions`` and ``figure`` (what a template may call and draw), ``catalog`` (topics,
+figure; ``question`` computes one question on the values drawn, ``coercion`` checks an answer's
+form), ``functions`` and ``figure`` (what a template may call and draw), ``catalog`` (topics,
 routed exam records, misconceptions from ``data/``), ``render`` (an instance as terminal text,
 Markdown or JSON), ``sources`` (template files on disk and their content hashes), ``parts`` (a
 multi-part question's parts, and their answers recomputed from a learner's earlier values),

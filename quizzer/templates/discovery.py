@@ -36,6 +36,7 @@ from quizzer.grading.expr import ExprError, compile_expr, evaluate
 from quizzer.grading.match import values_match
 from quizzer.grading.verdict import AnswerSpec, WrongAnswer, grade
 from quizzer.templates.catalog import misconception_feedback
+from quizzer.templates.coercion import coerce
 from quizzer.templates.functions import guarded_as, template_functions
 from quizzer.templates.schema import Template
 
@@ -76,8 +77,6 @@ def slipped_answer(template: Template, values: Mapping[str, Any], mutation: Muta
     Only what depends on a slipped function is recomputed: a derived value whose expression calls
     one or names a recomputed value; the others (most of a solution's display values) are the
     instance's own, and an answer that depends on none of them is the instance's answer."""
-    from quizzer.templates.instance import coerce  # instance builds the Discovery that calls this
-
     functions = _slipped_table(mutation)
     try:
         with shared_budget(), np.errstate(all="ignore"):

@@ -136,7 +136,10 @@ class FairDraws:
         # every value of a short answer (a value near another one earns both within the tolerance), else the
         # three most frequent
         common = Counter(np.round(free.ravel(), 12).tolist()).most_common(None if free.size <= 8 else 3)
+        near = spec.tolerance.loosened()  # any credit an entry can earn (right, or right at one place fewer)
         for value in dict.fromkeys([0.0, *(value for value, _ in common)]):
+            if sum(near.accepts(value, entry) for entry in free.ravel().tolist()) <= MAX_CONSTANT_CREDIT * free.size:
+                continue  # too few entries near it to earn more than a half: not worth a grade
             typed = _constant_text(expected.shape, value)
             earned = grade(spec, typed).score
             if earned > MAX_CONSTANT_CREDIT + _EPS:

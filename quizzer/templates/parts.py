@@ -26,11 +26,12 @@ from quizzer.grading.budget import Budget, shared_budget
 from quizzer.grading.expr import ExprError, numpy_quiet
 from quizzer.grading.parts import PartVerdict, Step, grade_parts
 from quizzer.grading.verdict import AnswerSpec
+from quizzer.templates.coercion import coerce
 from quizzer.templates.discovery import RECOMPUTE_ERRORS, expression_names, recompute_derived
 from quizzer.templates.draw import Run, figure_of, sample_values, template_where, with_draw
 from quizzer.templates.figure import Figure
 from quizzer.templates.functions import template_functions
-from quizzer.templates.instance import Instance, PartInstance, coerce, question_from
+from quizzer.templates.question import Instance, PartInstance, question_from
 from quizzer.templates.schema import Template
 
 LABELS = "abcdefgh"  # the schema allows at most 8 parts

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quizzer.grading.digits import literal_digits, typed_digits
-from quizzer.grading.tolerance import Precision, Tolerance, asked_precision
+from quizzer.grading.tolerance import Precision, Tolerance, asked_precision, rounded
 from quizzer.grading.verdict import PRECISION_CREDIT, AnswerSpec, WrongAnswer, expected_text, grade
 from tests.bundled_templates import SEEDS, bundled, instance
 
@@ -217,3 +217,30 @@ def test_one_unit_either_side_of_the_rounding_is_right_and_two_are_not(value: fl
     tolerance = Tolerance(asked=asked)
     for units, right in ((0, True), (1, True), (-1, True), (2, False), (-2, False)):
         assert tolerance.accepts(float(nearest + units * step), value) is right, (units, nearest)
+
+
+NUMBER_SHOWN = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")  # 2,048 or -0.9929; entries apart by ", "
+
+
+def test_every_expected_answer_shown_is_the_value_rounded_to_the_precision_asked() -> None:
+    """`practice/w1b-enc-score-memory` seed 123 asked 3 significant figures and showed 2048, which that rule
+    rounds to 2050.  A whole value is shown as it is only where the precision asked leaves it unchanged (2048 to
+    2 decimals); every other entry shown is the value correctly rounded to the precision asked."""
+    checked = 0
+    for key in bundled():
+        for seed in sorted({*SEEDS, 123}):
+            item = instance(key, seed)
+            for question in [part.question for part in item.parts] or [item]:
+                asked = question.spec.precision
+                if asked is None or question.kind not in ("number", "vector", "matrix"):
+                    continue
+                shown = [float(x.replace(",", "")) for x in NUMBER_SHOWN.findall(expected_text(question.spec))]
+                values = np.ravel(np.asarray(question.answer, dtype=float))
+                assert len(shown) == len(values), (key, seed)
+                for typed_value, value in zip(shown, values, strict=True):
+                    assert typed_value == rounded(float(value), asked), (key, seed, typed_value, value, asked)
+                checked += 1
+    assert checked >= 300
+    memory = instance("practice/w1b-enc-score-memory", 123)
+    assert (memory.answer, expected_text(memory.spec)) == (2048, "2048")
+    assert grade(memory.spec, "2050").score == 0.0  # within 2 decimals, the exact whole number alone
