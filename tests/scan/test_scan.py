@@ -6,6 +6,7 @@ every condition: three versions, each at 150, 200 and 300 dpi, photographed badl
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import random
 import shutil
@@ -149,3 +150,56 @@ def test_scan_records_each_answer_once_through_the_queue(bundled_bank: Path, tmp
     assert code == 0, err
     assert "0 answer(s) recorded" in out and "the same page again" in out, out
     assert len(_attempts(bundled_bank)) == len(recorded)
+
+
+def test_the_queue_answered_on_its_screen_is_recorded(bundled_bank: Path, tmp_path: Path) -> None:
+    """`quizzer scan --confirm`'s screen on a real scan's queue: the unknown student's ID accepted as read
+    (refused until the roster has it), every written answer given as "no answer"; the next scan records
+    them."""
+    async def scenario() -> None:
+        from quizzer.cli.scanning import queue_app
+        from quizzer.scan.manifest import load_manifest
+        from quizzer.templates.catalog import load_catalog
+        from quizzer.tui.screens.scan_queue import ScanQueueScreen
+        from quizzer.tui.widgets.scan_crop import CropView
+
+        sheets = _sheets(tmp_path, 2)
+        files = _photos(tmp_path, {"11111111": "A", "33333333": "B"})
+        roster = tmp_path / "class.csv"
+        roster.write_text("id,name\n11111111,ada\n")
+        scan = ("scan", "--sheets", str(sheets), "--roster", str(roster), "--date", "2026-12-10T09:00",
+                *map(str, files))
+        code, out, err = run(*scan)
+        assert code == 0, err
+        queue = tmp_path / "exam-queue.csv"
+        with bank_session(bundled_bank) as session:
+            app = queue_app(queue, load_manifest(sheets), roster, session, load_catalog())
+            async with app.run_test(size=(120, 40)) as pilot:
+                for _ in range(len(app.rows)):
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                    screen = app.screen
+                    assert isinstance(screen, ScanQueueScreen)
+                    row = app.rows[screen.at]
+                    assert screen.query_one(CropView).pixels is not None  # every row of this queue has its image
+                    if row.question == "student ID":
+                        await pilot.press("enter")  # 33333333 as read: not on the roster yet
+                        await app.workers.wait_for_complete()
+                        await pilot.pause()
+                        assert not row.answer
+                        roster.write_text("id,name\n11111111,ada\n33333333,alan\n")
+                        await pilot.press("enter")
+                    else:
+                        assert row.why == "written answer: marked by hand"
+                        await pilot.press("minus", "enter")
+                await app.workers.wait_for_complete()
+                assert all(row.answer for row in app.rows)
+                await pilot.press("escape")
+        saved = list(csv.DictReader(queue.open()))
+        assert [row["answer"] for row in saved] == [row.answer for row in app.rows]  # saved as it went
+        code, out, err = run(*scan)
+        assert code == 0, err
+        assert "alan" in out, out  # his page, now his: its written answers join the queue
+        assert {name for name, _ in _attempts(bundled_bank)} == {"ada", "alan"}
+
+    asyncio.run(scenario())
