@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from rich.markup import escape
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -91,13 +91,12 @@ class ScanQueueScreen(Screen[int]):
             self.query_one("#answer", Input).disabled = True
             return
         row = self.rows[self.at]
-        self.query_one("#where", Static).update(
-            f"[b]{_safe(row.sheet)}[/b] · {_what(row)}" + (f" · [dim]{_safe(row.key)}[/dim]" if row.key else ""))
-        self.query_one("#why", Static).update(f"Why it waits: {_safe(row.why) or '-'}")
-        answer = f" · your answer: [b]{_safe(row.answer)}[/b]" if row.answer else ""
-        self.query_one("#reading", Static).update(
-            f"The scanner read: [b]{_safe(row.reading)}[/b]{answer}" if row.reading
-            else f"The scanner read: [dim]nothing it is sure of[/dim]{answer}")
+        self.query_one("#where", Static).update(Text.assemble(
+            (_safe(row.sheet), "bold"), f" · {_what(row)}", (f" · {_safe(row.key)}" if row.key else "", "dim")))
+        self.query_one("#why", Static).update(Text(f"Why it waits: {_safe(row.why) or '-'}"))
+        self.query_one("#reading", Static).update(Text.assemble(
+            "The scanner read: ", (_safe(row.reading), "bold") if row.reading else ("nothing it is sure of", "dim"),
+            *((" · your answer: ", (_safe(row.answer), "bold")) if row.answer else ())))
         field = self.query_one("#answer", Input)
         field.value = row.answer or row.reading
         field.focus()
@@ -109,8 +108,9 @@ class ScanQueueScreen(Screen[int]):
     def show_status(self, problem: str = "") -> None:
         count = self.open_rows()
         left = f"{count} still to answer" if count else "every row answered: esc records them"
-        text = f"[red]{_safe(problem)}[/red]" if problem else f"row {self.at + 1} of {len(self.rows)} · {left}"
-        self.query_one("#status", Static).update(text + (f"\n[dim]{HINT}[/dim]" if not problem else ""))
+        self.query_one("#status", Static).update(
+            Text(_safe(problem), "red") if problem
+            else Text.assemble(f"row {self.at + 1} of {len(self.rows)} · {left}\n", (HINT, "dim")))
 
     @work(thread=True, exclusive=True, group="image")
     def load_image(self, at: int) -> None:
@@ -168,5 +168,5 @@ def _what(row: QueueEntry) -> str:
 
 
 def _safe(text: Any) -> str:
-    """Text from a file, shown as it is: no control sequence, no Rich markup."""
-    return escape(terminal_safe(str(text)))
+    """Text from a file, shown without control sequences (and never read as markup: it goes in a Text)."""
+    return terminal_safe(str(text))
