@@ -14,10 +14,12 @@ from typing import Any
 
 import numpy as np
 import pytest
+from textual import events
 from textual.widgets import Input, Static
 
 from quizzer.tui.scan_app import ScanQueueApp
 from quizzer.tui.screens.scan_queue import ScanQueueScreen
+from quizzer.tui.widgets.gated_input import GatedInput
 from quizzer.tui.widgets.scan_crop import CropView, fitted, shrink, strips
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -182,3 +184,27 @@ def test_snapshot(snap_compare: Callable[..., bool], size: tuple[int, int]) -> N
         screen.query_one("#answer", Input).cursor_blink = False
 
     assert snap_compare(_snapshot_app(size), terminal_size=size, run_before=run_before)
+
+
+def test_keys_typed_ahead_do_not_land_in_the_next_row() -> None:
+    """A '-' and an enter read before the next row was drawn were meant for the row before: dropped, both
+    (an enter alone dropped left the '-' in the next row's box, and each further '-' and enter added to it)."""
+    queue, recorder = rows(), Recorder()
+    app = make(queue, recorder)
+
+    async def scenario() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await shown(pilot)
+            box = screen.query_one("#answer", GatedInput)
+            typed_ahead = [events.Key("minus", "-"), events.Key("enter", None)]
+            for key in typed_ahead:
+                key.time = box.gate.drawn_at - 0.001  # read just before this row's first frame
+                app.post_message(key)
+            await shown(pilot)
+            assert box.value == "" and queue[0].answer == "" and recorder.saves == 0
+            for key in [events.Key("minus", "-"), events.Key("enter", None)]:  # stamped now: after the frame
+                app.post_message(key)
+            await shown(pilot)
+            assert queue[0].answer == "-" and screen.at == 1
+
+    asyncio.run(scenario())

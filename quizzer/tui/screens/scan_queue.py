@@ -22,12 +22,11 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.events import Key
 from textual.screen import Screen
 from textual.widgets import Header, Input, Static
 
 from quizzer.common.untrusted import terminal_safe
-from quizzer.tui.widgets.key_gate import KeyGate
+from quizzer.tui.widgets.gated_input import GatedInput
 from quizzer.tui.widgets.scan_crop import CropView, Gray
 from quizzer.tui.widgets.steady_footer import SteadyFooter
 
@@ -65,7 +64,6 @@ class ScanQueueScreen(Screen[int]):
         self.sub_title = title
         self.at = next((n for n, row in enumerate(rows) if not row.answer), 0)
         self.answered = 0  # rows answered on this screen
-        self.gate = KeyGate()  # enter accepts a row only once that row was on screen
         self._saving = threading.Lock()
 
     def compose(self) -> ComposeResult:
@@ -74,7 +72,7 @@ class ScanQueueScreen(Screen[int]):
         yield Static(id="where")
         yield Static(id="why")
         yield Static(id="reading")
-        yield Input(id="answer", placeholder="the answer as typed in the app; - for no answer")
+        yield GatedInput(id="answer", placeholder="the answer as typed in the app; - for no answer")
         yield Static(id="status")
         yield SteadyFooter()
 
@@ -97,13 +95,13 @@ class ScanQueueScreen(Screen[int]):
         self.query_one("#reading", Static).update(Text.assemble(
             "The scanner read: ", (_safe(row.reading), "bold") if row.reading else ("nothing it is sure of", "dim"),
             *((" · your answer: ", (_safe(row.answer), "bold")) if row.answer else ())))
-        field = self.query_one("#answer", Input)
+        field = self.query_one("#answer", GatedInput)
         field.value = row.answer or row.reading
         field.focus()
+        field.gate.arm(field)  # a key typed ahead was meant for the row before
         self.show_status(problem)
         self.query_one(CropView).show(None, "loading the image…")
         self.load_image(self.at)
-        self.gate.arm(field)
 
     def show_status(self, problem: str = "") -> None:
         count = self.open_rows()
@@ -123,11 +121,6 @@ class ScanQueueScreen(Screen[int]):
     def _loaded(self, at: int, pixels: Gray | None, note: str) -> None:
         if at == self.at:
             self.query_one(CropView).show(pixels, note)
-
-    def on_key(self, event: Key) -> None:
-        """An enter typed before the row on screen was drawn was meant for the row before it."""
-        if event.key == "enter":
-            self.gate.early(event)
 
     @on(Input.Submitted, "#answer")
     def accept(self, event: Input.Submitted) -> None:
