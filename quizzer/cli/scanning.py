@@ -101,7 +101,8 @@ def _class(roster: Path) -> dict[str, str]:
 def _report(outcome: Outcome, queue: Path, dry_run: bool) -> None:
     verb = "graded" if dry_run else "recorded"
     for sheet in outcome.sheets:
-        parts = [f"{sheet.recorded} answer(s) {verb} ({round(sheet.earned, 2):g} of their {sheet.points:g} marks)"]
+        parts = [f"{sheet.recorded} answer(s) {verb}"
+                 + (f" ({round(sheet.earned, 2):g} of their {sheet.points:g} marks)" if sheet.recorded else "")]
         parts += [f"{sheet.before} recorded before"] if sheet.before else []
         parts += [f"{sheet.waiting} waiting in the queue"] if sheet.waiting else []
         print(f"{sheet.name:<14} {sheet.profile:<20} {', '.join(parts)}")
