@@ -208,3 +208,19 @@ def test_keys_typed_ahead_do_not_land_in_the_next_row() -> None:
             assert queue[0].answer == "-" and screen.at == 1
 
     asyncio.run(scenario())
+
+
+def test_text_from_the_queue_file_is_shown_as_characters() -> None:
+    """The queue is a file anyone may have edited: an escape is removed, markup is shown, not applied."""
+    queue = [Row("A/1\x1b[2J", "[b]4[/b]", "k\x9b31m", "[red]b", "why \x1b]0;title\x07[/dim]", "")]
+    app = make(queue, Recorder())
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            screen = await shown(pilot)
+            assert text(screen, "#where") == "A/1 · [b]4[/b] · k"
+            assert text(screen, "#why") == "Why it waits: why [/dim]"
+            assert text(screen, "#reading") == "The scanner read: [red]b"
+            assert screen.query_one("#answer", Input).value == "[red]b"
+
+    asyncio.run(scenario())
