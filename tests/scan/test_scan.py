@@ -107,16 +107,23 @@ def _answer(queue: Path) -> list[dict[str, str]]:
     return rows
 
 
-def test_scan_records_each_answer_once_through_the_queue(bundled_bank: Path, tmp_path: Path) -> None:
+def _first_scan(tmp_path: Path, students: dict[str, str], roster: str) -> tuple[tuple[str, ...], list[Path]]:
+    """Two versions' sheets, each student's photographed, and a first ``quizzer scan`` with ``roster``
+    (``class.csv``; the queue is ``exam-queue.csv``): the command's arguments and the photos."""
     sheets = _sheets(tmp_path, 2)
-    files = _photos(tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"})
-    roster = tmp_path / "class.csv"
-    roster.write_text("id,name\n11111111,ada\n22222222,grace\n")
-    scan = ("scan", "--sheets", str(sheets), "--roster", str(roster), "--date", "2026-12-10T09:00",
-            *map(str, files))
+    files = _photos(tmp_path, students)
+    (tmp_path / "class.csv").write_text(roster)
+    scan = ("scan", "--sheets", str(sheets), "--roster", str(tmp_path / "class.csv"), "--date",
+            "2026-12-10T09:00", *map(str, files))
     code, out, err = run(*scan)
     assert code == 0, err
-    queue = tmp_path / "exam-queue.csv"
+    return scan, files
+
+
+def test_scan_records_each_answer_once_through_the_queue(bundled_bank: Path, tmp_path: Path) -> None:
+    scan, files = _first_scan(tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"},
+                              "id,name\n11111111,ada\n22222222,grace\n")
+    roster, queue = tmp_path / "class.csv", tmp_path / "exam-queue.csv"
     rows = list(csv.DictReader(queue.open()))
     unknown = [row for row in rows if row["question"] == "student ID"]
     assert [row["reading"] for row in unknown] == ["33333333"]  # not on the roster: waits, never guessed
@@ -163,17 +170,10 @@ def test_the_queue_answered_on_its_screen_is_recorded(bundled_bank: Path, tmp_pa
         from quizzer.tui.screens.scan_queue import ScanQueueScreen
         from quizzer.tui.widgets.scan_crop import CropView
 
-        sheets = _sheets(tmp_path, 2)
-        files = _photos(tmp_path, {"11111111": "A", "33333333": "B"})
-        roster = tmp_path / "class.csv"
-        roster.write_text("id,name\n11111111,ada\n")
-        scan = ("scan", "--sheets", str(sheets), "--roster", str(roster), "--date", "2026-12-10T09:00",
-                *map(str, files))
-        code, out, err = run(*scan)
-        assert code == 0, err
-        queue = tmp_path / "exam-queue.csv"
+        scan, _ = _first_scan(tmp_path, {"11111111": "A", "33333333": "B"}, "id,name\n11111111,ada\n")
+        roster, queue = tmp_path / "class.csv", tmp_path / "exam-queue.csv"
         with bank_session(bundled_bank) as session:
-            app = queue_app(queue, load_manifest(sheets), roster, session, load_catalog())
+            app = queue_app(queue, load_manifest(tmp_path / "exam-sheets.json"), roster, session, load_catalog())
             async with app.run_test(size=(120, 40)) as pilot:
                 for _ in range(len(app.rows)):
                     await app.workers.wait_for_complete()
