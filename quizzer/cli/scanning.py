@@ -150,7 +150,11 @@ def queue_app(queue: Path, manifest: Manifest, roster: Path, session: Any, catal
         if row.question == "student ID":
             if not text.isdigit():
                 return f"a student ID is digits, not {quoted(text, 40)}"
-            return "" if text in read_roster(roster) else f"{text} is not on the roster: add it to {roster} first"
+            try:
+                known = read_roster(roster)  # read again: the teacher may be adding the student right now
+            except UserError as error:
+                return str(error)  # a roster broken while the screen is open: said on the screen
+            return "" if text in known else f"{text} is not on the roster: add it to {roster} first"
         spec = fields.get((row.sheet.partition("/")[0], row.question))
         if spec is None:
             return f"a page's row takes {BLANK} once you know what became of the page"

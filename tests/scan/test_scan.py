@@ -183,6 +183,12 @@ def test_the_queue_answered_on_its_screen_is_recorded(bundled_bank: Path, tmp_pa
                     row = app.rows[screen.at]
                     assert screen.query_one(CropView).pixels is not None  # every row of this queue has its image
                     if row.question == "student ID":
+                        roster.write_text("nonsense\n")  # broken while the screen is open: said there
+                        await pilot.press("enter")
+                        await app.workers.wait_for_complete()
+                        await pilot.pause()
+                        assert not row.answer and "the roster's header" in str(screen.query_one("#status").render())
+                        roster.write_text("id,name\n11111111,ada\n")
                         await pilot.press("enter")  # 33333333 as read: not on the roster yet
                         await app.workers.wait_for_complete()
                         await pilot.pause()
