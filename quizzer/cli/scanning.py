@@ -162,6 +162,8 @@ def queue_app(queue: Path, manifest: Manifest, roster: Path, session: Any, catal
             grader.grade(Line(1, spec.key, spec.seed, text, "scan", None))
         except BadLine as bad:
             return str(bad).removeprefix("line 1: ")
+        except UserError as error:  # the question's stored template no longer loads: said on the screen
+            return str(error)
         return ""
 
     return ScanQueueApp(rows, image=image, check=check, save=lambda: save_answers(queue, rows), title=str(queue))
