@@ -141,7 +141,11 @@ def queue_app(queue: Path, manifest: Manifest, roster: Path, session: Any, catal
     fields = {(version, spec.name): spec for version, (_, specs) in manifest.versions.items() for spec in specs}
 
     def image(row: Any) -> Any:
-        return cv2.imread(str(queue.with_suffix("") / Path(row.image).name), cv2.IMREAD_GRAYSCALE)
+        """The row's PNG, by its name inside the queue's folder only (None: missing or not an image)."""
+        try:
+            return cv2.imread(str(queue.with_suffix("") / Path(row.image).name), cv2.IMREAD_GRAYSCALE)
+        except cv2.error:  # over OpenCV's pixel limit, which quizzer.scan.page sets
+            return None
 
     def check(row: Any, text: str) -> str:
         """Why ``text`` cannot answer ``row`` ("" when it can)."""
