@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -26,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from quizzer.scan.manifest import load_manifest  # noqa: E402
+from quizzer.scan.manifest import Manifest, load_manifest  # noqa: E402
 from quizzer.scan.page import PageImage, Unreadable, read_page  # noqa: E402
 from quizzer.scan.readings import read_field, read_student_id, state  # noqa: E402
 from tests.scan.synthetic import fill, photograph, render  # noqa: E402
@@ -34,7 +35,34 @@ from tests.scan.synthetic import fill, photograph, render  # noqa: E402
 DPIS = (150, 200, 300)
 
 
+@dataclass
+class Tally:
+    boxes: int = 0
+    wrong: int = 0
+    uncertain: int = 0
+    sheets: int = 0
+    queued: int = 0
+    misplaced: int = 0
+    pages: int = 0
+    scan_times: list[float] = field(default_factory=list)
+    make_times: list[float] = field(default_factory=list)
+
+    def report(self, versions: int, students: int) -> None:
+        print(f"{versions} versions × {students} students = {self.sheets} sheets, {self.pages} pages "
+              f"(150/200/300 dpi, rotated ±4°, perspective, blur, noise, JPEG)")
+        print(f"  boxes read right        {(self.boxes - self.wrong - self.uncertain) / self.boxes:8.4%}  "
+              f"({self.wrong} misread, {self.uncertain} uncertain → the teacher, of {self.boxes})   goal ≥ 99.9 %")
+        print(f"  wrong student, version or answer   {self.misplaced}   goal 0")
+        print(f"  sheets queued           {self.queued / self.sheets:8.2%}  ({self.queued} of {self.sheets})   "
+              "goal ≤ 2 %")
+        print(f"  scanning, per page      {statistics.median(self.scan_times) * 1000:6.0f} ms processor time "
+              f"(median; filling and photographing it: {statistics.median(self.make_times) * 1000:.0f} ms)",
+              flush=True)
+
+
 def main(versions: int = 30, students: int = 40, seed: int = 1) -> None:
+    """Students in rounds, each round one sheet of every version: the figures after each round are those of
+    ``versions`` × the rounds so far (a run stopped early still measured every version)."""
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -43,52 +71,51 @@ def main(versions: int = 30, students: int = 40, seed: int = 1) -> None:
                         "--versions", str(versions), "--format", "pdf", "--answer-sheets", "-o",
                         str(root / "exam.pdf")], env=env, check=True, stdout=subprocess.DEVNULL)
         manifest = load_manifest(root / "exam-sheets.json")
+        dpis = {code: DPIS[index % len(DPIS)] for index, code in enumerate(manifest.versions)}
+        rendered = {code: render(root / f"exam-sheet-{code}.pdf", dpi) for code, dpi in dpis.items()}
         rng = random.Random(seed)
-        boxes = wrong = uncertain = sheets = queued = misplaced = pages_read = 0
-        scan_times, make_times = [], []
-        for index, code in enumerate(manifest.versions):
-            dpi = DPIS[index % len(DPIS)]
-            rendered = render(root / f"exam-sheet-{code}.pdf", dpi)
-            for _ in range(students):
-                student = str(rng.randrange(10**7, 10**8))
-                sheets += 1
-                doubt = False
-                for number, pixels in enumerate(rendered, start=1):
-                    started = time.process_time()
-                    filled = fill(pixels, manifest, code, number, student, dpi, rng)
-                    data = photograph(filled.pixels, rng)
-                    made = time.process_time()
-                    try:
-                        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
-                        page = read_page(PageImage("bench", image), manifest)
-                    except Unreadable:
-                        doubt = True
-                        continue
-                    ink = lambda box, p=page: p.ink(box, manifest.box)  # noqa: E731
-                    identity = read_student_id(manifest.student_id, ink)
-                    readings = {spec.name: read_field(spec, ink) for spec in manifest.versions[code][1]
-                                if spec.page == number and spec.type != "hand"}
-                    states = {box: state(ink(box)) for box in filled.marked}
-                    scan_times.append(time.process_time() - made)
-                    make_times.append(made - started)
-                    pages_read += 1
-                    misplaced += (page.version, page.page) != (code, number) or identity.answer not in (None,
-                                                                                                       student)
-                    doubt |= bool(identity.doubt) or any(r.doubt for r in readings.values())
-                    misplaced += any(not r.doubt and r.answer != filled.answers[name] for name, r in readings.items())
-                    for box, marked in filled.marked.items():
-                        boxes += 1
-                        uncertain += states[box] == "uncertain"
-                        wrong += states[box] != "uncertain" and (states[box] == "marked") != marked
-                queued += doubt
-    print(f"{versions} versions × {students} students = {sheets} sheets, {pages_read} pages "
-          f"(150/200/300 dpi, rotated ±4°, perspective, blur, noise, JPEG)")
-    print(f"  boxes read right        {(boxes - wrong - uncertain) / boxes:8.4%}  ({wrong} misread, {uncertain} "
-          f"uncertain → the teacher, of {boxes})   goal ≥ 99.9 %")
-    print(f"  wrong student, version or answer   {misplaced}   goal 0")
-    print(f"  sheets queued           {queued / sheets:8.2%}  ({queued} of {sheets})   goal ≤ 2 %")
-    print(f"  scanning, per page      {statistics.median(scan_times) * 1000:6.0f} ms processor time (median; "
-          f"filling and photographing it: {statistics.median(make_times) * 1000:.0f} ms)")
+        tally = Tally()
+        for done in range(1, students + 1):
+            for code, pages in rendered.items():
+                _sheet(tally, manifest, code, pages, dpis[code], rng)
+            if done < students:
+                print(f"after round {done}: ", end="")
+            tally.report(len(rendered), done)
+
+
+def _sheet(tally: Tally, manifest: Manifest, code: str, rendered: list[np.ndarray], dpi: int,
+           rng: random.Random) -> None:
+    """One student's sheet of version ``code``: filled in, photographed, read back and checked."""
+    student = str(rng.randrange(10**7, 10**8))
+    tally.sheets += 1
+    doubt = False
+    for number, pixels in enumerate(rendered, start=1):
+        started = time.process_time()
+        filled = fill(pixels, manifest, code, number, student, dpi, rng)
+        data = photograph(filled.pixels, rng)
+        made = time.process_time()
+        try:
+            image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
+            page = read_page(PageImage("bench", image), manifest)
+        except Unreadable:
+            doubt = True
+            continue
+        ink = lambda box, p=page: p.ink(box, manifest.box)  # noqa: E731
+        identity = read_student_id(manifest.student_id, ink)
+        readings = {spec.name: read_field(spec, ink) for spec in manifest.versions[code][1]
+                    if spec.page == number and spec.type != "hand"}
+        states = {box: state(ink(box)) for box in filled.marked}
+        tally.scan_times.append(time.process_time() - made)
+        tally.make_times.append(made - started)
+        tally.pages += 1
+        tally.misplaced += (page.version, page.page) != (code, number) or identity.answer not in (None, student)
+        doubt |= bool(identity.doubt) or any(r.doubt for r in readings.values())
+        tally.misplaced += any(not r.doubt and r.answer != filled.answers[name] for name, r in readings.items())
+        for box, marked in filled.marked.items():
+            tally.boxes += 1
+            tally.uncertain += states[box] == "uncertain"
+            tally.wrong += states[box] != "uncertain" and (states[box] == "marked") != marked
+    tally.queued += doubt
 
 
 if __name__ == "__main__":

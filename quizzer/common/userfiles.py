@@ -7,6 +7,8 @@ range (``seconds``: a finite, bounded duration).  SECURITY.md lists the limits.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import re
 import sys
@@ -23,8 +25,9 @@ _BRACKETS = re.compile(r"[\[\]{}\n]")  # and the line breaks, counted as they co
 
 
 def read_bounded(file: Path, *, limit: int, what: str) -> str:
-    """A UTF-8 file's text ('-': standard input), read no further than ``limit`` bytes; a larger file,
-    an unreadable one or one that is not UTF-8 is one UserError naming it."""
+    """A UTF-8 file's text ('-': standard input), read no further than ``limit`` bytes, without the byte
+    order mark a spreadsheet may start it with; a larger file, an unreadable one or one that is not UTF-8
+    is one UserError naming it."""
     try:
         if str(file) == "-":
             raw = sys.stdin.buffer.read(limit + 1)
@@ -36,11 +39,27 @@ def read_bounded(file: Path, *, limit: int, what: str) -> str:
     if len(raw) > limit:
         raise UserError(f"{what} may be at most {limit:,} bytes; this one is larger", where=str(file))
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
         raise UserError(f"cannot read the file: not UTF-8 text (line {line}, byte {exc.start:,})",
                         where=str(file)) from None
+
+
+def csv_rows(text: str, *, required: tuple[str, ...], optional: tuple[str, ...] = (), shape: str,
+             where: str | None, heading: str = "the header") -> csv.DictReader[str]:
+    """A CSV file's rows under its header (names stripped of spaces): a header without every ``required``
+    column, or with a column neither required nor ``optional``, is one UserError naming line 1 and the
+    ``shape`` a header must have (``key,seed,answer[,learner,seconds]``)."""
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    header = [name.strip() for name in reader.fieldnames or []]
+    missing = [name for name in required if name not in header]
+    unknown = [name for name in header if name not in required + optional]
+    if missing or unknown:
+        problem = f"missing {', '.join(missing)}" if missing else f"unknown column {quoted(unknown[0], 40)}"
+        raise UserError(f"line 1: {heading} must be {shape} ({problem})", where=where)
+    reader.fieldnames = header
+    return reader
 
 
 def json_depth(text: str) -> tuple[int, int]:

@@ -28,7 +28,6 @@ their lengths, a seed and the seconds their ranges, each refused on its own line
 from __future__ import annotations
 
 import csv
-import io
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -45,7 +44,7 @@ from quizzer.common.clock import Clock, utcnow
 from quizzer.common.errors import UserError, did_you_mean
 from quizzer.common.profiles import valid_name
 from quizzer.common.untrusted import control_character, quoted
-from quizzer.common.userfiles import json_depth, seconds_taken
+from quizzer.common.userfiles import csv_rows, json_depth, seconds_taken
 from quizzer.grading.parse import MAX_ANSWER_CHARS
 from quizzer.grading.parts import PartVerdict
 from quizzer.grading.verdict import Verdict, grade
@@ -105,14 +104,8 @@ def read_lines(text: str, *, where: str | None = None) -> list[Line | BadLine]:
 
 
 def _csv_lines(text: str, where: str | None) -> Iterator[Line | BadLine]:
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [name.strip() for name in reader.fieldnames or []]
-    missing = [name for name in REQUIRED if name not in header]
-    unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
-    if missing or unknown:
-        problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
-        raise UserError(f"line 1: the CSV header must be {HEADER} ({problem})", where=where)
-    reader.fieldnames = header
+    reader = csv_rows(text, required=REQUIRED, optional=OPTIONAL, shape=HEADER,
+                      where=where, heading="the CSV header")
     rows = iter(reader)
     while True:
         try:
@@ -124,7 +117,7 @@ def _csv_lines(text: str, where: str | None) -> Iterator[Line | BadLine]:
                             where=where) from None
         number = reader.line_num
         if None in row or any(value is None for value in row.values()):
-            yield BadLine(number, f"expected {len(header)} fields, as in the header")
+            yield BadLine(number, f"expected {len(reader.fieldnames or ())} fields, as in the header")
             continue
         yield _line(number, row)
 

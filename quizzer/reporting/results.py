@@ -18,14 +18,13 @@ line naming the file, the line and the field (exit status 2).
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from quizzer.common.errors import UserError
+from quizzer.common.userfiles import csv_rows, read_bounded
 from quizzer.reporting.classdata import ClassAttempt
 
 MAX_BYTES = 50_000_000
@@ -47,22 +46,9 @@ class ImportedQuestion:
 
 def read_results(path: Path) -> tuple[list[ClassAttempt], dict[str, ImportedQuestion]]:
     """The file's rows as attempts, and its questions by name."""
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise UserError(f"the results file is over {MAX_BYTES // 1_000_000} MB", where=str(path))
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise UserError(f"cannot read the results: {reason}", where=str(path)) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [name.strip() for name in reader.fieldnames or []]
-    missing = [name for name in REQUIRED if name not in header]
-    unknown = [name for name in header if name not in REQUIRED + OPTIONAL]
-    if missing or unknown:
-        problem = f"missing {', '.join(missing)}" if missing else f"unknown column {unknown[0]!r}"
-        raise UserError(f"line 1: the header must be learner,question,score[,version][,answered_at] ({problem})",
-                        where=str(path))
-    reader.fieldnames = header
+    text = read_bounded(path, limit=MAX_BYTES, what="a results file")
+    reader = csv_rows(text, required=REQUIRED, optional=OPTIONAL, where=str(path),
+                      shape="learner,question,score[,version][,answered_at]")
     attempts: list[ClassAttempt] = []
     questions: dict[str, ImportedQuestion] = {}
     for row in reader:
@@ -70,7 +56,7 @@ def read_results(path: Path) -> tuple[list[ClassAttempt], dict[str, ImportedQues
         if reader.line_num > MAX_ROWS + 1:
             raise UserError(f"more than {MAX_ROWS} rows", where=str(path))
         if None in row or any(value is None for value in row.values()):
-            raise UserError(f"expected {len(header)} fields, as in the header", where=where)
+            raise UserError(f"expected {len(reader.fieldnames or ())} fields, as in the header", where=where)
         learner, question = row["learner"].strip(), row["question"].strip()
         if not 1 <= len(learner) <= 80 or not 1 <= len(question) <= 200:
             raise UserError("learner (1–80 characters) and question (1–200) must be given", where=where)

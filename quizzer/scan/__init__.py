@@ -15,7 +15,9 @@ The sheets are ``quizzer export --answer-sheets``'s; all the scanner knows of th
   reads it, or why it needs the teacher.
 * ``run`` groups pages into sheets (exam, version, student ID), keeps the teacher's queue (a CSV with
   the box's image beside each reading) and records complete sheets through ``grade --batch``'s path
-  (:class:`quizzer.learning.batch.BatchGrader`), at the exam's date, once.
+  (:class:`quizzer.learning.batch.BatchGrader`), at the exam's date, once.  The teacher answers the
+  queue in the file or on the TUI's screen (``quizzer scan --confirm``): the command hands that screen
+  the rows, so the faces stay apart.
 
 May import: ``quizzer.learning``, ``bank``, ``templates``, ``grading``, ``common``.  Never another face.
 """

@@ -95,13 +95,10 @@ def _options(spec: FieldSpec, darkness: Darkness) -> Reading:
 
 def _digits(spec: FieldSpec, darkness: Darkness) -> Reading:
     assert spec.sign is not None
-    sign = state(darkness(spec.sign))
-    mantissa = _columns(spec.digits, darkness, "digit")
-    if sign == "uncertain":
-        return Reading(None, "the minus box is neither clearly marked nor clearly empty")
-    if isinstance(mantissa, Reading):
-        return mantissa
-    minus = "-" if sign == "marked" else ""
+    signed = _signed(spec.sign, spec.digits, darkness, "digit", "the minus box")
+    if isinstance(signed, Reading):
+        return signed
+    minus, mantissa = signed
     if spec.type == "integer":
         text = _joined(mantissa)
         if text is None:
@@ -126,18 +123,29 @@ def _digits(spec: FieldSpec, darkness: Darkness) -> Reading:
 
 def _exponent(spec: FieldSpec, darkness: Darkness) -> str | Reading:
     assert spec.exponent_sign is not None
-    sign = state(darkness(spec.exponent_sign))
-    columns = _columns(spec.exponent, darkness, "exponent digit")
-    if sign == "uncertain":
-        return Reading(None, "the exponent's minus box is neither clearly marked nor clearly empty")
-    if isinstance(columns, Reading):
-        return columns
+    signed = _signed(spec.exponent_sign, spec.exponent, darkness, "exponent digit", "the exponent's minus box")
+    if isinstance(signed, Reading):
+        return signed
+    minus, columns = signed
     text = _joined(columns)
     if text is None:
         return Reading(None, "a blank exponent digit between two marked ones")
-    if sign == "marked" and not text:
+    if minus and not text:
         return Reading(None, "the exponent's minus marked without digits")
-    return ("-" if sign == "marked" else "") + str(int(text)) if text else ""
+    return minus + str(int(text)) if text else ""
+
+
+def _signed(sign: Point, columns: Sequence[Sequence[Point]], darkness: Darkness, what: str,
+            minus_box: str) -> tuple[str, list[str | None]] | Reading:
+    """A minus box and its digit columns: ``"-"`` or ``""`` and each column's digit, or why the teacher
+    must read them (an uncertain minus box first)."""
+    minus = state(darkness(sign))
+    if minus == "uncertain":
+        return Reading(None, f"{minus_box} is neither clearly marked nor clearly empty")
+    digits = _columns(columns, darkness, what)
+    if isinstance(digits, Reading):
+        return digits
+    return ("-" if minus == "marked" else ""), digits
 
 
 def _columns(columns: Sequence[Sequence[Point]], darkness: Darkness, what: str) -> list[str | None] | Reading:

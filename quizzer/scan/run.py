@@ -35,6 +35,7 @@ from typing import Any
 
 from quizzer.common.errors import UserError
 from quizzer.common.profiles import valid_name
+from quizzer.common.userfiles import csv_rows, read_bounded
 from quizzer.scan.manifest import FieldSpec, Manifest
 from quizzer.scan.page import PageImage, ReadPage, Unreadable, load_pages, read_page
 from quizzer.scan.readings import Darkness, Reading, read_field, read_student_id
@@ -89,16 +90,9 @@ class Outcome:
 
 def read_roster(path: Path) -> dict[str, str]:
     """``id,name`` (name optional: the ID is then the profile's name) → student ID to profile name."""
-    try:
-        if path.stat().st_size > MAX_ROSTER:
-            raise UserError("the roster is over 5 MB", where=str(path))
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise UserError(f"cannot read the roster: {reason}", where=str(path)) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    if not reader.fieldnames or "id" not in [name.strip() for name in reader.fieldnames]:
-        raise UserError("line 1: the roster's header must be id[,name]", where=str(path))
+    text = read_bounded(path, limit=MAX_ROSTER, what="a roster")
+    reader = csv_rows(text, required=("id",), optional=("name",), shape="id[,name]", where=str(path),
+                      heading="the roster's header")
     roster = {}
     for row in reader:
         row = {(k or "").strip(): (v or "").strip() for k, v in row.items()}
@@ -113,12 +107,7 @@ def read_queue(path: Path) -> list[QueueRow]:
     """The queue as the teacher left it: every row so far, with the answers given."""
     if not path.exists():
         return []
-    try:
-        if path.stat().st_size > MAX_ROSTER:
-            raise UserError("the queue is over 5 MB", where=str(path))
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        raise UserError("cannot read the queue (UTF-8 CSV)", where=str(path)) from None
+    text = read_bounded(path, limit=MAX_ROSTER, what="the queue")
     reader = csv.DictReader(io.StringIO(text, newline=""))
     if tuple(reader.fieldnames or ()) != QUEUE_HEADER:
         raise UserError(f"line 1: the queue's header must be {','.join(QUEUE_HEADER)}", where=str(path))
@@ -132,21 +121,30 @@ def read_queue(path: Path) -> list[QueueRow]:
     return rows
 
 
-def read_files(files: Sequence[Path], manifest: Manifest, outcome: Outcome) -> tuple[list[ReadPage], list[Unreadable]]:
-    pages, unreadable = [], []
+@dataclass
+class Stack:
+    """The scanned pages, read once (a scan and the teacher's confirming both use them)."""
+
+    count: int = 0  # pages in the files
+    pages: list[ReadPage] = field(default_factory=list)
+    unreadable: list[Unreadable] = field(default_factory=list)
+
+
+def read_files(files: Sequence[Path], manifest: Manifest) -> Stack:
+    stack = Stack()
     for path in files:
         try:
             images: list[PageImage] = load_pages(path)
         except Unreadable as bad:
-            unreadable.append(bad)
+            stack.unreadable.append(bad)
             continue
         for image in images:
-            outcome.pages += 1
+            stack.count += 1
             try:
-                pages.append(read_page(image, manifest))
+                stack.pages.append(read_page(image, manifest))
             except Unreadable as bad:
-                unreadable.append(bad)
-    return pages, unreadable
+                stack.unreadable.append(bad)
+    return stack
 
 
 def sort_sheets(pages: Iterable[ReadPage], manifest: Manifest, roster: dict[str, str],
@@ -225,6 +223,25 @@ def _keep(images: dict[str, Any], row: QueueRow, pixels: Any) -> str:
     return name
 
 
+def queue_text(path: Path, rows: Iterable[QueueRow]) -> bytes:
+    """The queue file's CSV (each image named relative to the queue's folder, ``exam-queue/…``)."""
+    folder = path.with_suffix("").name
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(QUEUE_HEADER)
+    for row in rows:
+        writer.writerow([row.sheet, row.question, row.key, row.reading, row.why,
+                         f"{folder}/{row.image}" if row.image else "", row.answer])
+    return buffer.getvalue().encode()
+
+
+def save_answers(path: Path, rows: Sequence[QueueRow]) -> None:
+    """The queue written again with the teacher's answers (the confirm screen's way of filling it in)."""
+    from quizzer.common.files import write_files
+
+    write_files([(path, queue_text(path, rows))])
+
+
 def write_queue(path: Path, previous: Sequence[QueueRow], found: Sequence[QueueRow], images: dict[str, Any]) -> int:
     """The teacher's queue: every earlier row (with its answer), then the new ones with their images; how
     many rows have no answer yet."""
@@ -235,19 +252,14 @@ def write_queue(path: Path, previous: Sequence[QueueRow], found: Sequence[QueueR
     folder = path.with_suffix("")
     known = {(row.sheet, row.question) for row in previous}
     rows = [*previous, *(row for row in found if (row.sheet, row.question) not in known)]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(QUEUE_HEADER)
     files = []
     for row in rows:
-        writer.writerow([row.sheet, row.question, row.key, row.reading, row.why,
-                         f"{folder.name}/{row.image}" if row.image else "", row.answer])
         if row.image in images and (row.sheet, row.question) not in known:
             ok, png = cv2.imencode(".png", images[row.image])
             if ok:
                 files.append((folder / row.image, png.tobytes()))
     folder.mkdir(exist_ok=True)
-    write_files([(path, buffer.getvalue().encode()), *files])
+    write_files([(path, queue_text(path, rows)), *files])
     return sum(not row.answer for row in rows)
 
 
@@ -263,18 +275,18 @@ def recorded_at(session: Any, profile: str, at: datetime) -> set[str]:
     return {part_name(key, part) for key, part in session.exec(query).all()}
 
 
-def scan(files: Sequence[Path], manifest: Manifest, roster: dict[str, str], at: datetime, queue: Path,
+def scan(stack: Stack, manifest: Manifest, roster: dict[str, str], at: datetime, queue: Path,
          session: Any, catalog: Any, *, dry_run: bool = False) -> Outcome:
-    """Read ``files``, apply the teacher's answers in ``queue``, record every answer that is sure and not
-    recorded before (through ``grade --batch``'s path), and write the queue back."""
+    """Apply the teacher's answers in ``queue`` to the pages of ``stack`` (:func:`read_files`), record every
+    answer that is sure and not recorded before (through ``grade --batch``'s path), and write the queue back."""
     from quizzer.learning.batch import BatchGrader, Line
 
-    outcome = Outcome()
+    outcome = Outcome(pages=stack.count)
     previous = read_queue(queue)
     answers = {(row.sheet, row.question): row.answer for row in previous if row.answer}
     images: dict[str, Any] = {}
-    pages, unreadable = read_files(files, manifest, outcome)
-    for bad in unreadable:
+    pages = stack.pages
+    for bad in stack.unreadable:
         row = QueueRow(bad.source, "page", why=bad.reason)
         if bad.image is not None:
             row.image = _keep(images, row, bad.image)

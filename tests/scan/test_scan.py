@@ -6,6 +6,7 @@ every condition: three versions, each at 150, 200 and 300 dpi, photographed badl
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import functools
 import random
@@ -125,17 +126,25 @@ def _answer(queue: Path) -> list[dict[str, str]]:
     return rows
 
 
-def test_scan_records_each_answer_once_through_the_queue(exam: Path, bundled_bank: Path, tmp_path: Path) -> None:
+def _first_scan(exam: Path, tmp_path: Path, students: dict[str, str],
+                roster: str) -> tuple[tuple[str, ...], list[Path]]:
+    """The module's exam, each student's sheet photographed, and a first ``quizzer scan`` with ``roster``
+    (``class.csv``; the queue is ``exam-queue.csv``): the command's arguments and the photos."""
     sheets = tmp_path / "exam-sheets.json"  # the queue and the page images are written beside it
     shutil.copyfile(exam / "exam-sheets.json", sheets)
-    files = _photos(exam, tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"})
-    roster = tmp_path / "class.csv"
-    roster.write_text("id,name\n11111111,ada\n22222222,grace\n")
-    scan = ("scan", "--sheets", str(sheets), "--roster", str(roster), "--date", "2026-12-10T09:00",
-            *map(str, files))
+    files = _photos(exam, tmp_path, students)
+    (tmp_path / "class.csv").write_text(roster)
+    scan = ("scan", "--sheets", str(sheets), "--roster", str(tmp_path / "class.csv"), "--date",
+            "2026-12-10T09:00", *map(str, files))
     code, out, err = run(*scan)
     assert code == 0, err
-    queue = tmp_path / "exam-queue.csv"
+    return scan, files
+
+
+def test_scan_records_each_answer_once_through_the_queue(exam: Path, bundled_bank: Path, tmp_path: Path) -> None:
+    scan, files = _first_scan(exam, tmp_path, {"11111111": "A", "22222222": "B", "33333333": "A"},
+                              "id,name\n11111111,ada\n22222222,grace\n")
+    roster, queue = tmp_path / "class.csv", tmp_path / "exam-queue.csv"
     rows = list(csv.DictReader(queue.open()))
     unknown = [row for row in rows if row["question"] == "student ID"]
     assert [row["reading"] for row in unknown] == ["33333333"]  # not on the roster: waits, never guessed
@@ -169,3 +178,55 @@ def test_scan_records_each_answer_once_through_the_queue(exam: Path, bundled_ban
     assert code == 0, err
     assert "0 answer(s) recorded" in out and "the same page again" in out, out
     assert len(_attempts(bundled_bank)) == len(recorded)
+
+
+def test_the_queue_answered_on_its_screen_is_recorded(exam: Path, bundled_bank: Path, tmp_path: Path) -> None:
+    """`quizzer scan --confirm`'s screen on a real scan's queue: the unknown student's ID accepted as read
+    (refused until the roster has it), every written answer given as "no answer"; the next scan records
+    them."""
+    async def scenario() -> None:
+        from quizzer.cli.scanning import queue_app
+        from quizzer.scan.manifest import load_manifest
+        from quizzer.templates.catalog import load_catalog
+        from quizzer.tui.screens.scan_queue import ScanQueueScreen
+        from quizzer.tui.widgets.scan_crop import CropView
+
+        scan, _ = _first_scan(exam, tmp_path, {"11111111": "A", "33333333": "B"}, "id,name\n11111111,ada\n")
+        roster, queue = tmp_path / "class.csv", tmp_path / "exam-queue.csv"
+        with bank_session(bundled_bank) as session:
+            app = queue_app(queue, load_manifest(tmp_path / "exam-sheets.json"), roster, session, load_catalog())
+            async with app.run_test(size=(120, 40)) as pilot:
+                for _ in range(len(app.rows)):
+                    await app.workers.wait_for_complete()
+                    await pilot.pause()
+                    screen = app.screen
+                    assert isinstance(screen, ScanQueueScreen)
+                    row = app.rows[screen.at]
+                    assert screen.query_one(CropView).pixels is not None  # every row of this queue has its image
+                    if row.question == "student ID":
+                        roster.write_text("nonsense\n")  # broken while the screen is open: said there
+                        await pilot.press("enter")
+                        await app.workers.wait_for_complete()
+                        await pilot.pause()
+                        assert not row.answer and "the roster's header" in str(screen.query_one("#status").render())
+                        roster.write_text("id,name\n11111111,ada\n")
+                        await pilot.press("enter")  # 33333333 as read: not on the roster yet
+                        await app.workers.wait_for_complete()
+                        await pilot.pause()
+                        assert not row.answer
+                        roster.write_text("id,name\n11111111,ada\n33333333,alan\n")
+                        await pilot.press("enter")
+                    else:
+                        assert row.why == "written answer: marked by hand"
+                        await pilot.press("minus", "enter")
+                await app.workers.wait_for_complete()
+                assert all(row.answer for row in app.rows)
+                await pilot.press("escape")
+        saved = list(csv.DictReader(queue.open()))
+        assert [row["answer"] for row in saved] == [row.answer for row in app.rows]  # saved as it went
+        code, out, err = run(*scan)
+        assert code == 0, err
+        assert "alan" in out, out  # his page, now his: its written answers join the queue
+        assert {name for name, _ in _attempts(bundled_bank)} == {"ada", "alan"}
+
+    asyncio.run(scenario())

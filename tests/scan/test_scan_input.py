@@ -94,3 +94,8 @@ def test_files_it_cannot_use_wait_in_the_queue_and_bad_input_is_one_line(bundled
         options = {**given, flag: value}
         code, out, err = run("scan", *(part for pair in options.items() for part in pair), str(blank))
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    # The queue's screen needs a terminal (here output is captured), and records: not with --dry-run.
+    for extra, message in [(("--confirm",), "--confirm: --confirm opens a screen and needs a terminal"),
+                           (("--confirm", "--dry-run"), "--dry-run records nothing: give one of them")]:
+        code, out, err = run("scan", *(part for pair in given.items() for part in pair), *extra, str(blank))
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err

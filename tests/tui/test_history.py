@@ -264,3 +264,27 @@ def test_snapshot_80x24(new_app: Callable[..., QuizzerApp], clock: FakeClock, sn
 def test_snapshot_120x40(new_app: Callable[..., QuizzerApp], clock: FakeClock, snap_compare: Any,
                          utc_zone: None) -> None:
     assert snap_compare(new_app(), terminal_size=(120, 40), run_before=lambda pilot: open_history(pilot, clock))
+
+
+def test_a_damaged_banks_text_reaches_the_terminal_without_its_escapes(new_app: Callable[..., QuizzerApp],
+                                                                       clock: FakeClock, isolated_bank: Path,
+                                                                       utc_zone: None) -> None:
+    """Textual writes an escape in a cell to the terminal as it is (an OSC 2 retitles the window, tried in
+    tmux): a mistake's id the catalogue lacks, edited into the bank, is shown without it."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            assert app.study is not None
+            answer(app.study, clock, Q277, "18,981,000", 40.0)
+            with Session(open_bank(str(isolated_bank))) as session:
+                attempt = session.exec(select(Attempt)).one()
+                attempt.misconception = "evil\x1b]2;PWNED\x07\x9b2J_id"
+                session.add(attempt)
+                session.commit()
+            app.study.session.expire_all()
+            [row] = await history_rows(app, pilot)
+            assert row[-1] == "evil id"
+
+    asyncio.run(scenario())

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Input, Markdown, Select, Static
 
 from quizzer.common.errors import TemplateError
+from quizzer.common.untrusted import terminal_safe
 from quizzer.learning.study import Study
 from quizzer.templates.draw import CANONICAL_SEED
 from quizzer.templates.instance import Instance, make_instance
@@ -76,7 +77,7 @@ def shown_key(key: str) -> str:
     Practice keys are long; the paper filter already separates practice from routed questions,
     and the preview shows the full key.
     """
-    return key.removeprefix(PRACTICE_PREFIX)
+    return terminal_safe(key.removeprefix(PRACTICE_PREFIX))  # read from a bank, which may be damaged
 
 
 def preview_markdown(instance: Instance) -> str:
@@ -90,8 +91,9 @@ def preview_markdown(instance: Instance) -> str:
 
 
 def cell(text: str) -> Text:
-    """Plain text (never markup) that a narrow column cuts with an ellipsis."""
-    return Text(text, no_wrap=True, overflow="ellipsis")
+    """Plain text (never markup, no control sequence: Textual writes an escape to the terminal as it is)
+    that a narrow column cuts with an ellipsis."""
+    return Text(terminal_safe(text), no_wrap=True, overflow="ellipsis")
 
 
 def _chosen(select: Select[T]) -> T | None:

@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Header, Select, Static
 from textual_plotext import Plot, PlotextPlot
 
 from quizzer.bank.models import Attempt
+from quizzer.common.untrusted import terminal_safe
 from quizzer.grading.verdict import rating_named
 from quizzer.learning.mastery import DEFAULTS, RECALL_KIND, MasteryParams, MasteryTracker, as_utc
 from quizzer.learning.study import Study, graded
@@ -196,7 +197,7 @@ class HistoryScreen(Screen[None]):
         template = self.study.templates.get(attempt.template_key)
         title = template.title if template else shown_key(attempt.template_key)
         mistake = self._misconception(attempt.misconception)
-        retried = [(" · ", ("second try: ", "dim"), f"{retry.response} {VERDICTS[retry.verdict][0]}")
+        retried = [(" · ", ("second try: ", "dim"), f"{terminal_safe(retry.response)} {VERDICTS[retry.verdict][0]}")
                    for retry in self.retries.get(attempt.id or 0, [])]
         self.query_one("#history-detail", Static).update(Text.assemble(
             (title, "bold"), f"  {_question(attempt)}", *((" · ", ("mistake: ", "dim"), mistake) if mistake else ()),
@@ -217,7 +218,7 @@ class HistoryScreen(Screen[None]):
         if not name:
             return ""
         known = self.study.catalog.misconceptions.get(name)
-        return known.title if known else name.replace("_", " ")
+        return known.title if known else terminal_safe(name.replace("_", " "))  # an id the catalogue lacks
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """No topic to choose (and no `t` in the footer) before the first answer."""
