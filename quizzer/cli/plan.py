@@ -129,9 +129,10 @@ def plan_text(study: Study, view: PlanView) -> str:
     else:
         lines[-1] += ": today's goal is reached."
     lines.append("Predicted on the exam day, per topic (exam weight):")
+    names = {topic: topics[topic].name if topic in topics else topic for topic in predicted.topics}
+    width = max(map(len, names.values()), default=0)
     for topic, p in sorted(predicted.topics.items(), key=lambda item: item[1]):
-        name = topics[topic].name if topic in topics else topic
-        lines.append(f"  {name:<40} {p:>4.0%}  ({study.weights.weights.get(topic, 0.0):g})")
+        lines.append(f"  {names[topic]:<{width}} {p:>4.0%}  ({study.weights.weights.get(topic, 0.0):g})")
     return "\n".join(lines)
 
 
