@@ -116,7 +116,9 @@ def plan_text(study: Study, view: PlanView) -> str:
         head = (f"No exam date set (quizzer plan --exam YYYY-MM-DD): planning two weeks ahead, "
                 f"{settings.minutes_per_day} minutes a day.")
     else:
-        left = "today" if view.days_left == 0 else f"in {view.days_left} day{'s' * (view.days_left != 1)}"
+        days = view.days_left or 0
+        left = ("today" if days == 0 else f"in {days} day{'s' * (days != 1)}" if days > 0 else
+                "past: set the next with quizzer plan --exam YYYY-MM-DD")
         head = f"Exam {settings.exam.isoformat()} ({left}) · {settings.minutes_per_day} minutes a day."
     lines = [head,
              "Predicted exam score: none yet (nothing answered)." if predicted.tried == 0 else
