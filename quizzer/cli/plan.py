@@ -116,7 +116,9 @@ def plan_text(study: Study, view: PlanView) -> str:
         head = (f"No exam date set (quizzer plan --exam YYYY-MM-DD): planning two weeks ahead, "
                 f"{settings.minutes_per_day} minutes a day.")
     else:
-        left = "today" if view.days_left == 0 else f"in {view.days_left} day{'s' * (view.days_left != 1)}"
+        days = view.days_left or 0
+        left = ("today" if days == 0 else f"in {days} day{'s' * (days != 1)}" if days > 0 else
+                "past: set the next with quizzer plan --exam YYYY-MM-DD")
         head = f"Exam {settings.exam.isoformat()} ({left}) · {settings.minutes_per_day} minutes a day."
     lines = [head,
              "Predicted exam score: none yet (nothing answered)." if predicted.tried == 0 else
@@ -129,9 +131,10 @@ def plan_text(study: Study, view: PlanView) -> str:
     else:
         lines[-1] += ": today's goal is reached."
     lines.append("Predicted on the exam day, per topic (exam weight):")
+    names = {topic: topics[topic].name if topic in topics else topic for topic in predicted.topics}
+    width = max(map(len, names.values()), default=0)
     for topic, p in sorted(predicted.topics.items(), key=lambda item: item[1]):
-        name = topics[topic].name if topic in topics else topic
-        lines.append(f"  {name:<40} {p:>4.0%}  ({study.weights.weights.get(topic, 0.0):g})")
+        lines.append(f"  {names[topic]:<{width}} {p:>4.0%}  ({study.weights.weights.get(topic, 0.0):g})")
     return "\n".join(lines)
 
 

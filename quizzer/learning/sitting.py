@@ -32,7 +32,7 @@ class SittingSummary:
     minutes: float
     topics: list[TopicChange]
     mistakes: list[tuple[str, int]]  # (misconception title, times), most frequent first
-    wrong_questions: list[str]  # questions answered wrong (the "redo my mistakes" queue)
+    wrong_questions: list[str]  # questions answered in the sitting whose latest answer is wrong (the "redo" queue)
     tomorrow: PlanRow
 
 
@@ -51,7 +51,9 @@ def sitting_summary(study: Study, since: datetime) -> SittingSummary:
     catalogue = study.catalog.misconceptions
     mistakes = Counter(catalogue[a.misconception].title if a.misconception in catalogue else a.misconception
                        for a in during if a.misconception)
-    wrong = list(dict.fromkeys(a.template_key for a in during if a.verdict != "correct"))
+    # The "redo my mistakes" queue as it stands now: answered wrong in the sitting and not put right since.
+    latest = {a.template_key: a.verdict for a in attempts}
+    wrong = [key for key in dict.fromkeys(a.template_key for a in during) if latest[key] != "correct"]
     local_now = study.clock().astimezone(study.tz)
     morning = datetime.combine(local_now.date() + timedelta(days=1), time(9), tzinfo=study.tz)
     return SittingSummary(len(during), sum(a.verdict == "correct" for a in during),

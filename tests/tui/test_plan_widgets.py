@@ -88,3 +88,22 @@ def test_a_sitting_ends_with_its_summary_and_its_mistake_comes_back_with_m(
             assert redo.question.instance.key == instance.key and "was wrong" in text(app, "#reason")
 
     asyncio.run(scenario())
+
+
+def test_the_plan_panel_fits_its_width_and_says_when_the_exam_has_passed() -> None:
+    from quizzer.learning.dashboard_rows import PlanRow
+    from quizzer.tui.widgets.plan_panel import plan_lines
+
+    topics = (("Encoder Layer Parameter Count", 5), ("Bahdanau Attention", 4), ("Softmax", 3), ("Teacher forcing", 2))
+    row = PlanRow("2026-12-07", "2026-12-14", 7, 0.44, 0.38, 0.5, 15, 16, 21, 19.0, topics, 3.0, 20)
+    for width in (78, 118):
+        assert all(len(line) <= width for line in plan_lines(row, width=width))
+    predicted = "predicted score 44% (80 % interval 38%–50%; 15 of 16 topics tried)"
+    assert plan_lines(row, width=118)[0] == f"Exam in 7 days (2026-12-14) · {predicted}"
+    assert plan_lines(row, width=78)[:2] == ["Exam in 7 days (2026-12-14)", predicted]  # a break between phrases only
+    assert plan_lines(row, width=118)[-1] == ("Today: 3 of 20 min done · next about 21 questions, 19 min: "
+                                              "Encoder Layer Parameter Count 5 +3 more")
+    assert plan_lines(row, width=78)[-2:] == [
+        "Today: 3 of 20 min done", "next about 21 questions, 19 min: Encoder Layer Parameter Count 5 +3 more"]
+    past = PlanRow("2026-12-15", "2026-12-14", -1, 0.6, 0.54, 0.65, 16, 16, 21, 19.0, topics, 0.0, 20)
+    assert plan_lines(past)[0].startswith("The exam was on 2026-12-14 (the next: quizzer plan --exam YYYY-MM-DD)")

@@ -51,6 +51,8 @@ def plan_lines(row: PlanRow, day: str = "Today", width: int | None = None) -> li
     """The panel's text: the exam's phrases, then the day's (``day``: how to call it), fitted to ``width``."""
     if row.exam is None:
         exam = ["No exam date: planning two weeks ahead (quizzer plan --exam YYYY-MM-DD)"]
+    elif row.days_left is not None and row.days_left < 0:
+        exam = [f"The exam was on {row.exam} (the next: quizzer plan --exam YYYY-MM-DD)"]
     elif row.days_left == 0:
         exam = [f"Exam today ({row.exam})"]
     else:
