@@ -127,4 +127,6 @@ def test_qti_anki_and_an_exams_papers_print_them_too(tmp_path: Path) -> None:
         text = " ".join(pdf_text(tmp_path / f"exam-{version}.pdf").split())
         assert text.count("Given (no marks):") == 2
     key = (tmp_path / "exam-key.csv").read_text()
-    assert len(re.findall(r'"\[\[1, 0, 0, 0\], \[0\.\d{4}, 0\.\d{4}, 0, 0\]', key)) == 2  # the causal rows as given
+    # the masked entries as given (0), the first row's weight worked out at the precision asked (Q212's
+    # (1, 1) is the student's to work out: masking after the softmax gets it wrong)
+    assert len(re.findall(r'"\[\[1\.0000, 0, 0, 0\], \[0\.\d{4}, 0\.\d{4}, 0, 0\]', key)) == 2
