@@ -22,6 +22,7 @@ from pathlib import Path
 import yaml  # type: ignore[import-untyped]  # PyYAML ships no type hints
 
 from quizzer.common.errors import UserError, did_you_mean
+from quizzer.common.userfiles import read_bounded
 from quizzer.templates.catalog import Catalog
 
 WEIGHTS_ENV = "QUIZZER_EXAM_WEIGHTS"
@@ -71,16 +72,11 @@ def _env_path() -> Path | None:
 
 def read_override(path: Path, catalog: Catalog) -> dict[str, float]:
     """A teacher's weights file, checked whole: one line saying what and where on any problem."""
+    text = read_bounded(path, limit=MAX_FILE_BYTES, what="the exam weights file")
     try:
-        with path.open("rb") as file:
-            raw = file.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise UserError(f"cannot read the exam weights file ({exc.strerror})", where=str(path)) from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise UserError(f"the exam weights file is over {MAX_FILE_BYTES // 1024} KiB", where=str(path))
-    try:
-        data = yaml.safe_load(raw.decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        _check_flat(text, path)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         where = f"{path}:{line + 1}" if line is not None else str(path)
         raise UserError("not a YAML mapping of topic: weight", where=where) from None
@@ -97,3 +93,17 @@ def read_override(path: Path, catalog: Catalog) -> dict[str, float]:
     if not any(weights.values()) and set(weights) == set(catalog.topics):
         raise UserError("every weight is 0: nothing would be worth practising", where=str(path))
     return weights
+
+
+def _check_flat(text: str, path: Path) -> None:
+    """Refuse, from the parser's events alone, what is not one flat mapping of plain scalars: PyYAML
+    builds nested collections recursively, so 30,000 brackets in 64 KiB would end in a RecursionError,
+    and an alias or a tag has no place in a file of numbers."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        depth += isinstance(event, yaml.CollectionStartEvent) - isinstance(event, yaml.CollectionEndEvent)
+        nested = depth > 1
+        if nested or isinstance(event, yaml.AliasEvent) or getattr(event, "tag", None) not in (None, "!"):
+            problem = "a weight is one number, not a list or mapping" if nested else "no aliases or tags here"
+            raise UserError(f"not a flat YAML mapping of topic: weight ({problem})",
+                            where=f"{path}:{event.start_mark.line + 1}")
