@@ -76,13 +76,17 @@ def schema_of(engine: Engine) -> dict[str, Any]:
             for table in sorted(inspector.get_table_names())}
 
 
-def test_an_upgraded_bank_has_exactly_the_schema_of_a_new_one(v1_bank: Path, tmp_path: Path) -> None:
-    upgraded, fresh = open_bank(str(v1_bank)), open_bank(str(tmp_path / "fresh.sqlite"))
+def assert_schema_of_a_new_bank(bank: Path, tmp_path: Path) -> None:
+    upgraded, fresh = open_bank(str(bank)), open_bank(str(tmp_path / "fresh.sqlite"))
     try:
         assert schema_of(upgraded) == schema_of(fresh)
     finally:
         upgraded.dispose()
         fresh.dispose()
+
+
+def test_an_upgraded_bank_has_exactly_the_schema_of_a_new_one(v1_bank: Path, tmp_path: Path) -> None:
+    assert_schema_of_a_new_bank(v1_bank, tmp_path)
 
 
 def test_upgrading_twice_is_a_no_op(v1_bank: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -178,9 +182,4 @@ def test_a_bank_at_every_older_version_upgrades_keeping_its_rows(v1_bank: Path, 
     backup = v1_bank.with_name(f"bank.sqlite.v{version}.bak")
     assert capsys.readouterr().err == (f"quizzer: upgraded the bank to schema version {SCHEMA_VERSION}; "
                                        f"the previous bank is saved as {backup}\n")
-    upgraded, fresh = open_bank(str(v1_bank)), open_bank(str(tmp_path / "fresh.sqlite"))
-    try:
-        assert schema_of(upgraded) == schema_of(fresh)
-    finally:
-        upgraded.dispose()
-        fresh.dispose()
+    assert_schema_of_a_new_bank(v1_bank, tmp_path)
