@@ -7,7 +7,7 @@
 - The app's start against ``bench/tiny_app.py`` (one Textual widget), both started the same
   way in a pseudo-terminal of 120x40 and timed until a text of theirs is on the terminal: the
   tiny app's one line; for quizzer, the *filled* dashboard, the one a student can use (its summary's
-  "practise what you need most" and the topic table's "Mastery" column, both shown only with the
+  "N reviews due" and the topic table's "Mastery" column, both shown only with the
   learner's data; the "Loading your bank…" frame before it does not count).  Reading the pty is what
   a user's terminal sees and needs no hook in the app; Textual writes a frame in one piece, so the
   text arrives with the frame that paints it.  Goal: ≤ 2× the tiny app.  The bank has answers in it
@@ -53,7 +53,7 @@ FLOORS = {
 }
 APP_TITLE = b"Transformers exam revision"
 # Both only on the filled dashboard: the summary's line once the learner's data is in, the topic table's header.
-FILLED = [b"practise what you need most", b"Mastery"]
+FILLED = [b"reviews due", b"Mastery"]
 ANSWERED = [["grade", Q277, "--seed", str(seed), "--answer", "1"] for seed in (3, 4)]
 REFERENCE = "sum(range(1000))"
 
