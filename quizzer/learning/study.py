@@ -260,10 +260,13 @@ class Study:
     def plan_view(self, *, week: int | None = None, at: datetime | None = None) -> PlanView:
         """Days left, the rest of today's plan and the predicted exam score (of ``week``'s topics, or all),
         now or ``at`` (e.g. tomorrow morning)."""
-        settings, now = self.plan_settings(), as_utc(at) if at is not None else self._now()
+        return self._plan_view(self.plan_settings(), self.plan_state(), as_utc(at) if at is not None else self._now(),
+                               week)
+
+    def _plan_view(self, settings: PlanSettings, state: LearnerState, now: datetime,
+                   week: int | None = None) -> PlanView:
         questions = [t for t in self.templates.values() if week is None or t.week == week]
         topics = sorted({t.topics[0] for t in questions if t.topics})
-        state = self.plan_state()
         view = moment(settings, now, self.tz)
         return PlanView(settings, view.days_left,
                         today_plan(state, Offer(questions), self.catalog.topics, self.weights, settings, now, self.tz),
@@ -272,16 +275,20 @@ class Study:
     def plan_row(self, at: datetime | None = None) -> PlanRow:
         """The plan as the dashboard shows it, now or ``at``."""
         when = as_utc(at) if at is not None else self._now()
-        view = self.plan_view(at=when)
+        return self._plan_row(self.plan_view(at=when), when)
+
+    def _plan_row(self, view: PlanView, when: datetime) -> PlanRow:
         return plan_row(local_date(when, self.tz), view.settings, view.days_left, view.today, view.prediction,
                         self.catalog)
 
     def plans_ahead(self, days: int) -> list[PlanRow]:
         """The plan of each of the next ``days`` days as it will stand when the day begins if nothing is
-        practised meanwhile: what the start-up snapshot shows on such a day (``learning.snapshot``)."""
-        today = local_date(self._now(), self.tz)
-        return [self.plan_row(at=datetime.combine(today + timedelta(days=n), time(0), tzinfo=self.tz))
-                for n in range(1, days + 1)]
+        practised meanwhile: what the start-up snapshot shows on such a day (``learning.snapshot``).  The
+        settings and the learner's state are read once: nothing is practised between those mornings."""
+        settings, state, today = self.plan_settings(), self.plan_state(), local_date(self._now(), self.tz)
+        mornings = (as_utc(datetime.combine(today + timedelta(days=n), time(0), tzinfo=self.tz))
+                    for n in range(1, days + 1))
+        return [self._plan_row(self._plan_view(settings, state, when), when) for when in mornings]
 
     def _settled_now(self) -> set[str]:
         now = self._now()
