@@ -19,7 +19,8 @@ from quizzer.cli.shared import JSON, bank_session, check_filters
 from quizzer.common.errors import UserError
 
 if TYPE_CHECKING:
-    from quizzer.learning.study import PlanView, Study
+    from quizzer.learning.study import Study
+    from quizzer.learning.study_plan import PlanView
 
 NOW = arg("--now", metavar="ISO-8601", help="Plan as at this instant (e.g. 2026-06-01T18:00:00Z; no zone: UTC). "
                                            "Default: now.")
