@@ -234,7 +234,7 @@ def _grade_batch(file: Path, *, profile: str, dry_run: bool) -> None:
                         "accounts; generated when listening beyond loopback."),
     arg("--max-sessions", type=between(1, 100_000), metavar="N",
         help="App sessions at once; beyond it a new browser is told the server is full (default: as many as "
-             "three quarters of this machine's memory holds)."),
+             "three quarters of this machine's memory holds, and 25 per core)."),
     learner=True,
 )
 def serve(host: str, port: int, profile_option: str | None, token: str | None, max_sessions: int | None,

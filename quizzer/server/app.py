@@ -44,8 +44,12 @@ if TYPE_CHECKING:
 QUIT_SECONDS = 5.0  # an app process asked to quit gets this long before it is terminated
 SESSION_MB = 120  # resident memory (RSS) of one app session, 115 MiB measured (README, "Capacity")
 MEMORY_SHARE = 0.75  # of the machine's memory the default --max-sessions may fill
+# Sessions one core carries (README, "Capacity"): 2 cores served 50 learners arriving over a minute
+# (enter→verdict p95 9.8 s while their apps started); at 100 some waited over 10 minutes for a page.
+SESSIONS_PER_CORE = 25
 PER_LEARNER = 4  # app sessions (tabs) one learner may hold at once
 RECHECK_SECONDS = 10.0  # how often live sessions are checked against the bank
+HEARTBEAT_SECONDS = 60.0  # websocket pings; a pong later than half of it ends the session
 FULL_RETRY_SECONDS = 60
 
 
@@ -59,12 +63,14 @@ def is_loopback(host: str) -> bool:
 
 
 def default_max_sessions() -> int:
-    """As many sessions as ``MEMORY_SHARE`` of this machine's memory holds at ``SESSION_MB`` each."""
+    """As many sessions as ``MEMORY_SHARE`` of this machine's memory holds at ``SESSION_MB`` each, and no more
+    than ``SESSIONS_PER_CORE`` per core: on a small machine the cores run out long before the memory."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     try:
         total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):
-        return 20
-    return max(1, int(total * MEMORY_SHARE / (SESSION_MB * 2**20)))
+        return min(20, SESSIONS_PER_CORE * cores)
+    return max(1, min(int(total * MEMORY_SHARE / (SESSION_MB * 2**20)), SESSIONS_PER_CORE * cores))
 
 
 def serve_app(*, host: str, port: int, token: str | None, profile: str, max_sessions: int | None) -> None:
@@ -206,7 +212,11 @@ def make_server(*, host: str, port: int, max_sessions: int, gate: Gate | None, e
             refused = cross_site(request) or self.full(who)
             if refused is not None:
                 return refused
-            websocket = web.WebSocketResponse(heartbeat=15)
+            # The heartbeat finds a browser that went away without closing (a laptop shut, a dropped network)
+            # and frees its app process.  aiohttp closes a socket whose pong is late by half the heartbeat:
+            # at 15 s (7.5 s for the pong) a server at its capacity dropped live students mid-session while
+            # 50 app processes started (bench/bench_serve.py); 60 s frees a gone browser within 90 s.
+            websocket = web.WebSocketResponse(heartbeat=HEARTBEAT_SECONDS)
             await websocket.prepare(request)
 
             async def close() -> None:
