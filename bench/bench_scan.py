@@ -5,12 +5,13 @@ Prints the figures the issue set as goals — boxes read right (≥ 99.9 %), she
 or version (0), sheets sent to the teacher's queue (≤ 2 %) — and the scanner's processor time per page,
 beside the time to fill and photograph it (a baseline of the same run).
 
-    .venv/bin/python bench/bench_scan.py [--versions 30] [--students 40] [--seed 1]
+    .venv/bin/python bench/bench_scan.py [--versions 30] [--students 40] [--seed 1] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import random
 import statistics
@@ -19,7 +20,9 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -47,6 +50,12 @@ class Tally:
     scan_times: list[float] = field(default_factory=list)
     make_times: list[float] = field(default_factory=list)
 
+    def add(self, other: Tally) -> None:
+        for name in ("boxes", "wrong", "uncertain", "sheets", "queued", "misplaced", "pages"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.scan_times += other.scan_times
+        self.make_times += other.make_times
+
     def report(self, versions: int, students: int) -> None:
         print(f"{versions} versions × {students} students = {self.sheets} sheets, {self.pages} pages "
               f"(150/200/300 dpi, rotated ±4°, perspective, blur, noise, JPEG)")
@@ -60,9 +69,11 @@ class Tally:
               flush=True)
 
 
-def main(versions: int = 30, students: int = 40, seed: int = 1) -> None:
-    """Students in rounds, each round one sheet of every version: the figures after each round are those of
-    ``versions`` × the rounds so far (a run stopped early still measured every version)."""
+def main(versions: int = 30, students: int = 40, seed: int = 1, jobs: int = os.cpu_count() or 1) -> None:
+    """Students in rounds, each round one sheet of every version, the rounds shared among ``jobs`` worker
+    processes: the figures after each round are those of ``versions`` × the rounds so far (a run stopped
+    early still measured every version).  Each sheet draws from its own random stream (the seed, the round,
+    the version), so the figures do not depend on how many workers ran."""
     cv2.setNumThreads(1)
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -72,15 +83,27 @@ def main(versions: int = 30, students: int = 40, seed: int = 1) -> None:
                         str(root / "exam.pdf")], env=env, check=True, stdout=subprocess.DEVNULL)
         manifest = load_manifest(root / "exam-sheets.json")
         dpis = {code: DPIS[index % len(DPIS)] for index, code in enumerate(manifest.versions)}
-        rendered = {code: render(root / f"exam-sheet-{code}.pdf", dpi) for code, dpi in dpis.items()}
-        rng = random.Random(seed)
+        _EXAM.update(manifest=manifest, dpis=dpis,
+                     rendered={code: render(root / f"exam-sheet-{code}.pdf", dpi) for code, dpi in dpis.items()})
         tally = Tally()
-        for done in range(1, students + 1):
-            for code, pages in rendered.items():
-                _sheet(tally, manifest, code, pages, dpis[code], rng)
-            if done < students:
-                print(f"after round {done}: ", end="")
-            tally.report(len(rendered), done)
+        # fork: the workers inherit the rendered pages instead of receiving them pickled
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for done, one_round in enumerate(pool.imap_unordered(partial(_round, seed), range(students)), 1):
+                tally.add(one_round)
+                if done < students:
+                    print(f"after round {done}: ", end="")
+                tally.report(len(dpis), done)
+
+
+_EXAM: dict[str, Any] = {}  # the exam every worker reads: its manifest, each version's dpi and rendered pages
+
+
+def _round(seed: int, number: int) -> Tally:
+    """Round ``number``: one student's sheet of every version."""
+    tally = Tally()
+    for code, pages in _EXAM["rendered"].items():
+        _sheet(tally, _EXAM["manifest"], code, pages, _EXAM["dpis"][code], random.Random(f"{seed}:{number}:{code}"))
+    return tally
 
 
 def _sheet(tally: Tally, manifest: Manifest, code: str, rendered: list[np.ndarray], dpi: int,
@@ -123,5 +146,6 @@ if __name__ == "__main__":
     parser.add_argument("--versions", type=int, default=30)
     parser.add_argument("--students", type=int, default=40)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (one per core)")
     args = parser.parse_args()
-    main(args.versions, args.students, args.seed)
+    main(args.versions, args.students, args.seed, args.jobs)

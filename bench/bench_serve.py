@@ -60,12 +60,15 @@ class Learner:
 
     def __init__(self, http: Any, base: str) -> None:
         self.http, self.base, self.text, self.waits = http, base, "", []  # type: list[float]
+        self.name = ""
+        self.closed = ""  # why the session ended early, if it did
         self.seen = 0  # how much of ``text`` an earlier wait has consumed
         self.finished = False
 
     async def run(self, name: str, answers: int, dashboards: list[float], started: float, delay: float,
                   release: asyncio.Event) -> None:
         await asyncio.sleep(delay)  # a class arrives over a minute, not in one instant
+        self.name = name
         async with self.http.post(self.base + "/signin", data={"name": name, "password": PASSWORD},
                                   allow_redirects=False) as response:
             assert response.status == 303, f"{name} could not sign in ({response.status})"
@@ -107,6 +110,7 @@ class Learner:
         async for message in socket:
             if isinstance(message.data, bytes):
                 self.text += ESCAPES.sub("", message.data.decode("utf-8", "replace"))
+        self.closed = f"the server closed {self.name}'s websocket (code {socket.close_code})"
 
     async def wait_for(self, *markers: str, timeout: float = TIMEOUT) -> str:
         """The first of ``markers`` the screen shows after what an earlier wait consumed."""
@@ -117,8 +121,10 @@ class Learner:
                 at, marker = min(found)
                 self.seen = at + len(marker)
                 return marker
+            if self.closed:
+                raise ConnectionError(f"{self.closed}; the screen ends: {self.text[-300:]!r}")
             if time.monotonic() > deadline:
-                raise TimeoutError(f"never saw {markers!r}; the screen ends: {self.text[-1500:]!r}")
+                raise TimeoutError(f"{self.name} never saw {markers!r}; the screen ends: {self.text[-1500:]!r}")
             await asyncio.sleep(0.02)
 
 
