@@ -5,7 +5,7 @@
 #                PYTHONDONTWRITEBYTECODE is set: pytest keeps its assertion-rewritten test modules only as
 #                bytecode, and rewriting all of them again cost each worker ~3.5 s of every run)
 #   make bench-load - 50 simulated learners on PostgreSQL (a throwaway local server), then SQLite
-#   make bench-serve - quizzer serve's memory per session and latency, at 10, 50 and 100 sessions
+#   make bench-serve - quizzer serve's memory per session and latency, at 10, 50 and 100 sessions (or the machine's limit)
 # The first interpreter that actually runs and is >= 3.11 (pyenv shims may exist but fail).
 PYTHON ?= $(shell for p in python3 python3.11 python3.12 python3.13; do \
 	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 && { echo $$p; break; }; done)

@@ -274,13 +274,16 @@ async def one_size(base: str, server: int, sessions: int, browsers: int, answers
                 beyond = await one_more(base, f"learner{sessions}")  # N sessions open: one more arrives
                 release.set()
                 browsers_release.set()
+        for task in tasks + pages:
+            task.result()  # a learner that failed fails the run
     finally:
         release.set()
         browsers_release.set()
-    for task in tasks + pages:
-        task.result()  # a learner that failed fails the run
-    for http in clients:
-        await http.close()
+        for task in tasks:  # a failed size: the other learners stop here, their connections closed
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for http in clients:
+            await http.close()
     waits = sorted(w for learner in learners for w in learner.waits)
     browser_waits = sorted(w for page in pages for w in page.result())
     every = sorted(waits + browser_waits)
@@ -338,6 +341,10 @@ def main() -> None:
                                        args.answers, args.arrival))
         except OutOfMemory as stopped:
             print(f"{size:>8}  stopped: the machine's memory ran low ({stopped}); no larger size tried", flush=True)
+            break
+        except (TimeoutError, ConnectionError) as limit:  # a learner not served: the machine's limit, a result
+            print(f"{size:>8}  the machine's limit: {str(limit).split('; the screen')[0]} "
+                  f"({len(app_processes(server.pid))} app processes running); no larger size tried", flush=True)
             break
         except Exception:
             print(f"{size:>8}  failed; the server's log is kept in {log}", flush=True)
