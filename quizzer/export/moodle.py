@@ -49,6 +49,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 from xml.sax.saxutils import escape
@@ -74,15 +75,7 @@ from quizzer.templates.instance import Instance
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     del sections  # a question bank always holds questions and answers together
-    # A multi-part question is one item per part (Moodle cannot carry an answer into the next item).
-    rendered = [(_category(item), _question(item)) for question in paper.each() for item in question.items]
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
-    for topic, group in groupby(sorted(rendered, key=lambda item: item[0]), key=lambda item: item[0]):
-        parts.append(f'<question type="category"><category><text>$course$/quizzer/{escape(topic)}</text>'
-                     "</category></question>")
-        parts += [xml for _, xml in group]
-    parts.append("</quiz>\n")
-    return "\n".join(parts).encode()
+    return _quiz_file(topic_categories(paper), shuffle=False)
 
 
 def render_versions(papers: list[Paper]) -> bytes:
@@ -90,19 +83,43 @@ def render_versions(papers: list[Paper]) -> bytes:
     its N versions, each named by its version, so a quiz's random question from that category gives each
     student one version; choices shuffled by Moodle.  The category says the question's marks: a random
     question's slot in a quiz starts at 1 mark (mod/quiz, ``structure::add_random_questions``)."""
+    return _quiz_file(version_categories(papers), shuffle=True)
+
+
+Category = tuple[str, list[tuple[Question, str]]]  # its path below the course's, and its (item, version) questions
+
+
+def topic_categories(paper: Paper) -> list[Category]:
+    """The bank's questions in one category per topic (a question's first), ``quizzer/<topic>``.  A multi-part
+    question is one item per part (Moodle cannot carry an answer into the next item)."""
+    items = [item for question in paper.each() for item in question.items]
+    return [(f"quizzer/{topic}", [(item, "") for item in group])
+            for topic, group in groupby(sorted(items, key=_category), key=_category)]
+
+
+def version_categories(papers: list[Paper]) -> list[Category]:
+    """An exam's questions in one category per question (per part), ``quizzer/<exam>/Q03 <title> (2 marks)``,
+    each holding the question's version in every paper."""
     first = papers[0]
     exam = _category_name(first.layout.title or first.selection.describe())
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    categories: list[Category] = []
     for position in range(1, len(first.questions) + 1):
         asked = [(paper, next(q for q in paper.questions if paper.position(q) == position)) for paper in papers]
         for items in zip(*(question.items for _, question in asked), strict=True):
             item = items[0]
             name = _category_name(f"Q{position:02d}{item.label} {item.instance.title} ({marks(item.instance.points)})")
-            parts.append(f'<question type="category"><category><text>$course$/quizzer/{escape(exam)}/'
-                         f"{escape(name)}</text></category></question>")
-            parts += [_question(version_item, version=paper.version, shuffle=True)
-                      for (paper, _), version_item in zip(asked, items, strict=True)]
+            categories.append((f"quizzer/{exam}/{name}",
+                               [(version_item, paper.version) for (paper, _), version_item in zip(asked, items,
+                                                                                                  strict=True)]))
             first.step()
+    return categories
+
+
+def _quiz_file(categories: list[Category], *, shuffle: bool) -> bytes:
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    for path, questions in categories:
+        parts.append(f'<question type="category"><category><text>$course$/{escape(path)}</text></category></question>')
+        parts += [question_xml(item, version=version, shuffle=shuffle) for item, version in questions]
     parts.append("</quiz>\n")
     return "\n".join(parts).encode()
 
@@ -116,14 +133,16 @@ def _category(question: Question) -> str:
     return question.instance.topics[0]
 
 
-def _question(question: Question, *, version: str = "", shuffle: bool = False) -> str:
+def question_xml(question: Question, *, version: str = "", shuffle: bool = False, mark_in_name: bool = True) -> str:
+    """One ``<question>`` of Moodle XML (``mark_in_name``: a cloze Moodle cannot mark out of its points says in
+    its name the mark to set in the quiz; a backup's quiz sets it)."""
     instance = question.instance
     qtype, text, answers = _TYPES[instance.kind](question)
     if shuffle:
         answers = answers.replace("<shuffleanswers>0</shuffleanswers>", "<shuffleanswers>1</shuffleanswers>")
     solution = instance.solution + _in_moodle(question)
     return (f'<question type="{qtype}">\n'
-            f"<name><text>{escape(_name(question, version))}</text></name>\n"
+            f"<name><text>{escape(_name(question, version, with_mark=mark_in_name))}</text></name>\n"
             f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
             f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
             "</generalfeedback>\n"
@@ -157,26 +176,51 @@ def _cloze(question: Question) -> tuple[str, str, str]:
     """One NUMERICAL blank per entry: Moodle has no vector or matrix answer of its own."""
     instance = question.instance
     rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
-    exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
-    given = np.atleast_2d(np.zeros(rows.shape, dtype=bool) if instance.spec.given is None else instance.spec.given)
-
-    weight = blank_weight(instance.points, int((~given).sum()))
-
-    def cell(value: float, printed: bool) -> str:
-        if printed:
-            return f"<td>{number_text(value)}</td>"
-        tolerance = 0.0 if exact else moodle_tolerance(instance, value)
-        # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        right = shown_answer(moodle_center(instance, value), tolerance)
-        band = None if exact else half_credit(instance, value)
-        half = f"~%{percent_text(100 * PRECISION_CREDIT)}%{number_text(band[0])}:{number_text(band[1])}" \
-            f"#{_ROUNDED_SHORT}" if band else ""
-        return f"<td>{{{weight}:NUMERICAL:={right}:{number_text(tolerance)}{half}}}</td>"
-
-    cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
+    given = _given(instance, rows.shape)
+    blanks = iter(cloze_blanks(instance))
+    cells = ["".join(f"<td>{number_text(value)}</td>" if printed else f"<td>{next(blanks).syntax()}</td>"
+                     for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
     table = '<table class="quizzer-answer">' + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>"
     return "cloze", _html(instance.prompt) + table, ""
+
+
+@dataclass(frozen=True)
+class Blank:
+    """One NUMERICAL blank of a cloze: its weight and its answers (percent, value, tolerance, feedback)."""
+
+    weight: int
+    answers: tuple[tuple[float, str, str, str], ...]
+
+    def syntax(self) -> str:
+        """As Moodle's cloze syntax writes it: ``{1:NUMERICAL:=0.5:0.01~%50%0.5:0.05#feedback}``."""
+        first, *others = self.answers
+        rest = "".join(f"~%{percent_text(percent)}%{value}:{tolerance}#{feedback}"
+                       for percent, value, tolerance, feedback in others)
+        return f"{{{self.weight}:NUMERICAL:={first[1]}:{first[2]}{rest}}}"
+
+
+def cloze_blanks(instance: Instance) -> list[Blank]:
+    """A cloze's blanks, row by row, skipping the entries printed in their cells (``given_entries``)."""
+    rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
+    exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
+    given = _given(instance, rows.shape)
+    weight = blank_weight(instance.points, int((~given).sum()))
+
+    def blank(value: float) -> Blank:
+        tolerance = 0.0 if exact else moodle_tolerance(instance, value)
+        # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
+        answers = [(100.0, shown_answer(moodle_center(instance, value), tolerance), number_text(tolerance), "")]
+        band = None if exact else half_credit(instance, value)
+        if band is not None:
+            answers.append((100 * PRECISION_CREDIT, number_text(band[0]), number_text(band[1]), _ROUNDED_SHORT))
+        return Blank(weight, tuple(answers))
+
+    return [blank(value) for value, printed in zip(rows.ravel(), given.ravel(), strict=True) if not printed]
+
+
+def _given(instance: Instance, shape: tuple[int, ...]) -> np.ndarray:
+    return np.atleast_2d(np.zeros(shape, dtype=bool) if instance.spec.given is None else instance.spec.given)
 
 
 def blank_weight(points: float, blanks: int) -> int:
