@@ -141,7 +141,8 @@ def _note_cloze_marks(instances: list[Instance], selection: Selection, fmt: str)
     differ = cloze_marks_differ(build_paper(instances, selection, fmt))
     if differ:
         print(f"Moodle marks {len(differ)} cloze question(s) out of their number of blanks, not their points "
-              "(a blank's weight is a whole number); set each one's mark in the quiz: "
+              "(a blank's weight is a whole number); set each one's mark in the quiz (--format moodle-backup "
+              "writes a quiz with every mark set): "
               + "; ".join(f"{name}: {points:g}, not {total}" for name, points, total in differ[:5])
               + (" …" if len(differ) > 5 else ""), file=sys.stderr)
 

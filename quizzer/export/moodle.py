@@ -233,8 +233,9 @@ def blank_weight(points: float, blanks: int) -> int:
     equal weights sum to a multiple of the blanks, and the bank's clozes that miss have fewer points than
     blanks (2 or 3 marks for 3 to 10 entries), so even weight 1 each sums to more.  Those get weight 1, so
     Moodle's score is still quizzer's, and their mark is set in the quiz (a slot's maximum mark, which
-    Moodle multiplies the score by): the export names them (``cloze_marks_differ``), and so does each one's
-    name in Moodle's bank, which the quiz's editing page shows beside the mark."""
+    Moodle multiplies the score by; :mod:`quizzer.export.moodlebackup` writes that quiz).  In a Moodle XML
+    file the export names them (``cloze_marks_differ``), and so does each one's name in Moodle's bank, which
+    the quiz's editing page shows beside the mark."""
     share = points / blanks
     return int(share) if share.is_integer() else 1
 

@@ -35,7 +35,7 @@ from quizzer.export.papercode import paper_code, question_seed, shuffled
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
-VERSION_FORMATS = ("md", "html", "pdf", "moodle", "moodle-backup", "qti")
+VERSION_FORMATS = ("md", "html", "pdf", "moodle", "qti", "moodle-backup")
 MAX_VERSIONS = 200
 STRUCTURE_ATTEMPTS = 64  # seeds tried per question and version for version A's structure
 
