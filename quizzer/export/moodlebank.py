@@ -16,13 +16,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import count
 from xml.sax.saxutils import escape
 
 from quizzer.export.document import Question
-from quizzer.export.moodle import Category, cloze_blanks, question_xml
+from quizzer.export.moodle import Category, question_xml
+from quizzer.export.moodlecloze import cloze_blanks
 
 NULL = "$@NULL@$"  # how a backup writes a database NULL
 TIME = 0  # every time field: the same files for the same command (restore keeps them)
@@ -44,7 +45,8 @@ class File:
 
 @dataclass(frozen=True)
 class Slot:
-    """What the quiz needs of a category: its id, and the ids of its top-level questions in order."""
+    """A slot of the quiz: the category it draws from, its question (with versions, every question of the
+    category: a random slot), and what it is worth."""
 
     category_id: int
     question_ids: tuple[int, ...]
@@ -59,28 +61,28 @@ class QuestionBank:
     course_id: int
     files: list[File] = field(default_factory=list)
     slots: list[Slot] = field(default_factory=list)
-    _categories: list[str] = field(default_factory=list)
-    _ids: dict[str, Callable[[], int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self._last_id: Counter[str] = Counter()
         self._path_ids: dict[str, int] = {}
         self._entries: dict[int, list[str]] = {}
         self._category("")
 
-    def add(self, path: str, questions: list[tuple[Question, str]], *, shuffle: bool) -> None:
-        """A category (``quizzer/<topic>``, parents made as needed) and its questions."""
+    def add(self, path: str, questions: list[tuple[Question, str]], *, versions: bool) -> None:
+        """A category (``quizzer/<topic>``, parents made as needed), its questions, and their slots: one per
+        question, or (``versions``: the category holds one question's versions) one drawing any of them."""
         category = self._category(path)
         entries = self._entries.setdefault(category, [])
         ids = []
         for item, version in questions:
-            element = ET.fromstring(question_xml(item, version=version, shuffle=shuffle, mark_in_name=False))
-            question_id = self._next("question")
-            ids.append(question_id)
-            entries += self._question(element, item, question_id, category)
-            self.slots.append(Slot(category, (question_id,), item.instance.points))
-        if shuffle:  # versions: one slot draws one of the category's questions
-            del self.slots[-len(ids):]
+            element = ET.fromstring(question_xml(item, version=version, shuffle=versions, mark_in_name=False))
+            ids.append(self.next_id("question"))
+            entries += self._question(element, item, ids[-1], category)
+        if versions:
             self.slots.append(Slot(category, tuple(ids), questions[0][0].instance.points))
+        else:
+            self.slots += [Slot(category, (question_id,), item.instance.points)
+                           for question_id, (item, _) in zip(ids, questions, strict=True)]
 
     @property
     def category_ids(self) -> list[int]:
@@ -103,13 +105,13 @@ class QuestionBank:
         if path not in self._path_ids:
             if path:
                 self._category(path.rpartition("/")[0] if "/" in path else "")
-            self._path_ids[path] = self._next("category")
+            self._path_ids[path] = self.next_id("category")
         return self._path_ids[path]
 
-    def _next(self, table: str) -> int:
-        if table not in self._ids:
-            self._ids[table] = count(1).__next__
-        return self._ids[table]()
+    def next_id(self, table: str) -> int:
+        """The next id in a table (restore gives every record a new one, keeping the links)."""
+        self._last_id[table] += 1
+        return self._last_id[table]
 
     def _question(self, element: ET.Element, item: Question, question_id: int, category: int) -> list[str]:
         """The question's bank entry (and, for a cloze, one per blank after it)."""
@@ -123,12 +125,12 @@ class QuestionBank:
             return [self._entry(question_id, 0, category, element.findtext("idnumber") or NULL,
                                 qtype, text, fields, plugin)]
         blanks = cloze_blanks(item.instance)
-        sub_ids = [self._next("question") for _ in blanks]
+        sub_ids = [self.next_id("question") for _ in blanks]
         for number, blank in enumerate(blanks, start=1):
             text = text.replace(blank.syntax(), f"{{#{number}}}", 1)
         fields["defaultmark"] = str(sum(blank.weight for blank in blanks))  # what Moodle computes for a cloze
         plugin = ["<plugin_qtype_multianswer_question>", "<answers>", "</answers>",
-                  f'<multianswer id="{self._next("multianswer")}">', el("question", question_id),
+                  f'<multianswer id="{self.next_id("multianswer")}">', el("question", question_id),
                   el("sequence", ",".join(map(str, sub_ids))), "</multianswer>", "</plugin_qtype_multianswer_question>"]
         entries = [self._entry(question_id, 0, category, element.findtext("idnumber") or NULL, "multianswer", text,
                                fields, plugin)]
@@ -136,7 +138,7 @@ class QuestionBank:
             answers = [(percent, value, feedback, tolerance) for percent, value, tolerance, feedback in blank.answers]
             sub = {"name": fields["name"], "generalfeedback": "", "defaultmark": str(blank.weight), "penalty": "0"}
             entries.append(self._entry(sub_id, question_id, category, NULL, "numerical", blank.syntax(), sub,
-                                       self._numerical(answers, unit_penalty="1")))
+                                       self.numerical(answers, unit_penalty="1")))
         return entries
 
     def _entry(self, question_id: int, parent: int, category: int, idnumber: str, qtype: str, text: str,
@@ -164,67 +166,62 @@ class QuestionBank:
             self.files.append(File(where, question_id, embedded.get("name", ""), base64.b64decode(embedded.text or "")))
         return holder.findtext("text") or ""
 
-    def _answers(self, element: ET.Element) -> list[tuple[float, str, str, str]]:
-        return [(float(answer.get("fraction", "0")), answer.findtext("text") or "",
-                 answer.findtext("feedback/text") or "", answer.findtext("tolerance") or "")
-                for answer in element.findall("answer")]
-
-    def _answer_rows(self, answers: list[tuple[float, str, str, str]], *, answer_format: int,
+    def answer_rows(self, answers: list[tuple[float, str, str, str]], *, answer_format: int,
                      feedback_format: int = 1, fraction: Callable[[float], str] | None = None
                      ) -> tuple[list[str], list[int]]:
         rows, ids = ["<answers>"], []
         for percent, text, feedback, _ in answers:
-            answer_id = self._next("answer")
+            answer_id = self.next_id("answer")
             ids.append(answer_id)
             rows += [f'<answer id="{answer_id}">', el("answertext", text), el("answerformat", answer_format),
                      el("fraction", fraction(percent) if fraction else f"{percent / 100:.7f}"),
                      el("feedback", feedback), el("feedbackformat", feedback_format), "</answer>"]
         return rows + ["</answers>"], ids
 
-    def _numerical(self, answers: list[tuple[float, str, str, str]], unit_penalty: str = "0.1") -> list[str]:
-        rows, ids = self._answer_rows(answers, answer_format=0)
-        records = [f'<numerical_record id="{self._next("numerical_record")}">{el("answer", answer_id)}'
+    def numerical(self, answers: list[tuple[float, str, str, str]], unit_penalty: str = "0.1") -> list[str]:
+        rows, ids = self.answer_rows(answers, answer_format=0)
+        records = [f'<numerical_record id="{self.next_id("numerical_record")}">{el("answer", answer_id)}'
                    f'{el("tolerance", tolerance or "0")}</numerical_record>'
                    for answer_id, (_, _, _, tolerance) in zip(ids, answers, strict=True)]
         return ["<plugin_qtype_numerical_question>", *rows, "<numerical_units>", "</numerical_units>",
-                "<numerical_options>", f'<numerical_option id="{self._next("numerical_option")}">',
+                "<numerical_options>", f'<numerical_option id="{self.next_id("numerical_option")}">',
                 el("showunits", 3), el("unitsleft", 0), el("unitgradingtype", 0), el("unitpenalty", unit_penalty),
                 "</numerical_option>", "</numerical_options>", "<numerical_records>", *records,
                 "</numerical_records>", "</plugin_qtype_numerical_question>"]
 
 
 def _numerical(bank: QuestionBank, element: ET.Element) -> list[str]:
-    return bank._numerical(bank._answers(element))
+    return bank.numerical(answers_of(element))
 
 
 def _shortanswer(bank: QuestionBank, element: ET.Element) -> list[str]:
-    rows, _ = bank._answer_rows(bank._answers(element), answer_format=0)
-    return ["<plugin_qtype_shortanswer_question>", *rows, f'<shortanswer id="{bank._next("shortanswer")}">',
+    rows, _ = bank.answer_rows(answers_of(element), answer_format=0)
+    return ["<plugin_qtype_shortanswer_question>", *rows, f'<shortanswer id="{bank.next_id("shortanswer")}">',
             el("usecase", element.findtext("usecase", "0")), "</shortanswer>", "</plugin_qtype_shortanswer_question>"]
 
 
 def _multichoice(bank: QuestionBank, element: ET.Element) -> list[str]:
-    rows, _ = bank._answer_rows(bank._answers(element), answer_format=1)
+    rows, _ = bank.answer_rows(answers_of(element), answer_format=1)
     options = [el("layout", 0), el("single", int(element.findtext("single") == "true")),
                el("shuffleanswers", element.findtext("shuffleanswers", "0")), *_combined_feedback(),
                el("answernumbering", element.findtext("answernumbering", "abc")), el("shownumcorrect", 0),
                el("showstandardinstruction", 1)]
-    return ["<plugin_qtype_multichoice_question>", *rows, f'<multichoice id="{bank._next("multichoice")}">', *options,
+    return ["<plugin_qtype_multichoice_question>", *rows, f'<multichoice id="{bank.next_id("multichoice")}">', *options,
             "</multichoice>", "</plugin_qtype_multichoice_question>"]
 
 
 def _truefalse(bank: QuestionBank, element: ET.Element) -> list[str]:
     answers = [(percent, "True" if text == "true" else "False", feedback, tolerance)
-               for percent, text, feedback, tolerance in bank._answers(element)]
-    rows, ids = bank._answer_rows(answers, answer_format=0)
+               for percent, text, feedback, tolerance in answers_of(element)]
+    rows, ids = bank.answer_rows(answers, answer_format=0)
     true_id, false_id = (ids[0], ids[1]) if answers[0][1] == "True" else (ids[1], ids[0])
-    return ["<plugin_qtype_truefalse_question>", *rows, f'<truefalse id="{bank._next("truefalse")}">',
+    return ["<plugin_qtype_truefalse_question>", *rows, f'<truefalse id="{bank.next_id("truefalse")}">',
             el("trueanswer", true_id), el("falseanswer", false_id), el("showstandardinstruction", 0),
             "</truefalse>", "</plugin_qtype_truefalse_question>"]
 
 
 def _essay(bank: QuestionBank, element: ET.Element) -> list[str]:
-    return ["<plugin_qtype_essay_question>", f'<essay id="{bank._next("essay")}">',
+    return ["<plugin_qtype_essay_question>", f'<essay id="{bank.next_id("essay")}">',
             el("responseformat", element.findtext("responseformat", "editor")),
             el("responserequired", element.findtext("responserequired", "1")),
             el("responsefieldlines", element.findtext("responsefieldlines", "10")), el("minwordlimit", NULL),
@@ -241,10 +238,10 @@ _ORDERING = {"layouttype": {"VERTICAL": 0}, "selecttype": {"ALL": 0}, "gradingty
 
 def _ordering(bank: QuestionBank, element: ET.Element) -> list[str]:
     # An ordering answer's fraction is its place in the right order, kept as it is.
-    rows, _ = bank._answer_rows(bank._answers(element), answer_format=1, feedback_format=0,
+    rows, _ = bank.answer_rows(answers_of(element), answer_format=1, feedback_format=0,
                                 fraction=lambda place: f"{place:.7f}")
     options = [el(name, codes[element.findtext(name, "")]) for name, codes in _ORDERING.items()]
-    return ["<plugin_qtype_ordering_question>", *rows, f'<ordering id="{bank._next("ordering")}">', *options[:2],
+    return ["<plugin_qtype_ordering_question>", *rows, f'<ordering id="{bank.next_id("ordering")}">', *options[:2],
             el("selectcount", element.findtext("selectcount", "0")), *options[2:],
             el("numberingstyle", element.findtext("numberingstyle", "none")), *_combined_feedback(),
             el("shownumcorrect", element.findtext("shownumcorrect", "1")), "</ordering>",
@@ -260,6 +257,13 @@ _PLUGINS: dict[str, Callable[[QuestionBank, ET.Element], list[str]]] = {
     "numerical": _numerical, "shortanswer": _shortanswer, "multichoice": _multichoice, "truefalse": _truefalse,
     "essay": _essay, "ordering": _ordering,
 }
+
+
+def answers_of(element: ET.Element) -> list[tuple[float, str, str, str]]:
+    """A Moodle XML question's answers: (percent, text, feedback, tolerance)."""
+    return [(float(answer.get("fraction", "0")), answer.findtext("text") or "",
+             answer.findtext("feedback/text") or "", answer.findtext("tolerance") or "")
+            for answer in element.findall("answer")]
 
 
 def el(tag: str, value: object) -> str:
@@ -279,5 +283,5 @@ def bank_of(categories: list[Category], *, context_id: int, course_id: int, vers
     """The backup's question bank from :mod:`quizzer.export.moodle`'s categories."""
     bank = QuestionBank(context_id=context_id, course_id=course_id)
     for path, questions in categories:
-        bank.add(path, questions, shuffle=versions)
+        bank.add(path, questions, versions=versions)
     return bank
