@@ -27,6 +27,11 @@ from quizzer.export.moodlecloze import cloze_blanks
 
 NULL = "$@NULL@$"  # how a backup writes a database NULL
 TIME = 0  # every time field: the same files for the same command (restore keeps them)
+# A question's creator, modifier and owner: a user not in the backup, so restore makes them the teacher who
+# restores it.  Not NULL: restore finds a question already in the course by a hash of its fields without these
+# three, and leaves a NULL one in (``remove_excluded_question_data`` unsets only a field that is set), so no
+# question would match and each restore of the same file would add copies.
+NOBODY = 0
 
 
 @dataclass(frozen=True)
@@ -148,11 +153,12 @@ class QuestionBank:
                     el("generalfeedback", fields["generalfeedback"]), el("generalfeedbackformat", 1),
                     el("defaultmark", fields["defaultmark"]), el("penalty", fields["penalty"]), el("qtype", qtype),
                     el("length", 1), el("stamp", f"quizzer+{question_id}+{_digest(text)}"),
-                    el("timecreated", TIME), el("timemodified", TIME), el("createdby", NULL),
-                    el("modifiedby", NULL), *plugin, "<question_hints>", "</question_hints>", "<tags>", "</tags>",
+                    el("timecreated", TIME), el("timemodified", TIME), el("createdby", NOBODY),
+                    el("modifiedby", NOBODY), *plugin, *_QBANK_PLUGINS, "<question_hints>", "</question_hints>",
+                    "<tags>", "</tags>",
                     "</question>"]
         return "\n".join([f'<question_bank_entry id="{question_id}">', el("questioncategoryid", category),
-                          el("idnumber", idnumber), el("ownerid", NULL), "<question_version>",
+                          el("idnumber", idnumber), el("ownerid", NOBODY), "<question_version>",
                           f'<question_versions id="{question_id}">', el("version", 1), el("status", "ready"),
                           "<questions>", *question, "</questions>", "</question_versions>", "</question_version>",
                           "</question_bank_entry>"])
@@ -246,6 +252,13 @@ def _ordering(bank: QuestionBank, element: ET.Element) -> list[str]:
             el("numberingstyle", element.findtext("numberingstyle", "none")), *_combined_feedback(),
             el("shownumcorrect", element.findtext("shownumcorrect", "1")), "</ordering>",
             "</plugin_qtype_ordering_question>"]
+
+
+# What Moodle's backup writes of the question bank's own plugins for a question with no comments and no custom
+# fields.
+_QBANK_PLUGINS = ("<plugin_qbank_comment_question>", "<comments>", "</comments>", "</plugin_qbank_comment_question>",
+                  "<plugin_qbank_customfields_question>", "<customfields>", "</customfields>",
+                  "</plugin_qbank_customfields_question>")
 
 
 def _combined_feedback() -> list[str]:

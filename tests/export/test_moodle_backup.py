@@ -82,6 +82,11 @@ def check_archive(files: dict[str, bytes], trees: dict[str, ET.Element]) -> None
         ids = [e.get("id") for e in trees["questions.xml"].iter(table) if e.get("id")]
         assert len(ids) == len(set(ids)), f"{table} ids repeat"
     all_questions = questions(trees)
+    # Restore finds a question already in the course (restoring the file twice adds nothing) by a hash of its
+    # fields without its creator and modifier, which it leaves in when they are NULL: they must be set.
+    people = [q.findtext(field) for q in all_questions.values() for field in ("createdby", "modifiedby")]
+    people += [e.findtext("ownerid") for e in trees["questions.xml"].iter("question_bank_entry")]
+    assert all(person not in (None, "$@NULL@$") for person in people)
     for entry in trees["files.xml"].iter("file"):  # each figure in the pool, named by its SHA-1
         content = files[f"files/{entry.findtext('contenthash', '')[:2]}/{entry.findtext('contenthash')}"]
         assert hashlib.sha1(content, usedforsecurity=False).hexdigest() == entry.findtext("contenthash")
