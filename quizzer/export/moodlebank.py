@@ -71,6 +71,7 @@ class QuestionBank:
         self._last_id: Counter[str] = Counter()
         self._path_ids: dict[str, int] = {}
         self._entries: dict[int, list[str]] = {}
+        self._stamps: dict[int, str] = {}
         self._category("")
 
     def add(self, path: str, questions: list[tuple[Question, str]], *, versions: bool) -> None:
@@ -85,6 +86,10 @@ class QuestionBank:
             entries += self._question(element, item, ids[-1], category)
         if versions:
             self.slots.append(Slot(category, tuple(ids), questions[0][0].instance.points))
+            # Restore merges a category into one of the course's with the same stamp: an exam's must not merge
+            # with another exam's of the same title, or a slot would draw the other exam's versions too.
+            self._stamps[category] = _digest(path + "".join(f"\n{item.instance.key}@{item.instance.seed}"
+                                                            for item, _ in questions))
         else:
             self.slots += [Slot(category, (question_id,), item.instance.points)
                            for question_id, (item, _) in zip(ids, questions, strict=True)]
@@ -98,9 +103,10 @@ class QuestionBank:
         for path, category_id in self._path_ids.items():
             parent = self._path_ids[path.rpartition("/")[0]] if "/" in path else self._path_ids[""] if path else 0
             name = path.rpartition("/")[2] if path else "top"
+            stamp = self._stamps.get(category_id, _digest(path))
             parts += [f'<question_category id="{category_id}">', el("name", name), el("contextid", self.context_id),
                       el("contextlevel", 50), el("contextinstanceid", self.course_id), el("info", ""),
-                      el("infoformat", 0), el("stamp", f"quizzer+{_digest(path)}"), el("parent", parent),
+                      el("infoformat", 0), el("stamp", f"quizzer+{stamp}"), el("parent", parent),
                       el("sortorder", 0 if not path else 999), el("idnumber", NULL), "<question_bank_entries>",
                       *self._entries.get(category_id, []), "</question_bank_entries>", "</question_category>"]
         parts.append("</question_categories>\n")

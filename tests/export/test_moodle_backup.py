@@ -179,6 +179,14 @@ def test_versions_are_one_random_slot_per_question_worth_its_points(tmp_path: Pa
     assert quiz is not None and float(quiz.findtext("sumgrades", "0")) == sum(p for _, p in wanted.values())
     first = target.read_bytes()
     assert run(*args, "--force")[0] == 0 and target.read_bytes() == first  # the same secret, the same bytes
+    # Restore merges a category into the course's of the same stamp: another exam of the same paper and title
+    # must not share a question's category (its slots would draw both exams' versions); the topics above may.
+    other = tmp_path / "other.mbz"
+    assert run("export", "--paper", "2024T3_Q1_NA", "--seed", "8", "--versions", "3", "--secret",
+               str(tmp_path / "secret"), "--format", "moodle-backup", "-o", str(other))[0] == 0
+    stamps = [{c.findtext("stamp") for c in parsed(unpacked(path))["questions.xml"].findall("question_category")
+               if c.find("question_bank_entries/question_bank_entry") is not None} for path in (target, other)]
+    assert len(stamps[0]) == len(drawn) and not stamps[0] & stamps[1]
 
 
 @pytest.mark.parametrize("extra", [(), ("--paper-only",)])
