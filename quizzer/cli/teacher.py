@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @takes(
     # No choices: the exporters check it (an unknown format is theirs to name, with the ones they write).
     arg("-f", "--format", dest="fmt", required=True, metavar="FORMAT",
-        help="md, html, pdf, apkg, moodle, qti or json."),
+        help="md, html, pdf, apkg, moodle, moodle-backup (a Moodle quiz, .mbz), qti or json."),
     *SELECTION,
     arg("--seed", type=at_least(0), help="Seed for the selection and the numbers (default: a fresh one)."),
     arg("-o", "--output", type=Path, metavar="PATH", help="File to write (md: plus NAME-answers.md)."),
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     arg("--force", action="store_true", help="Overwrite existing files."),
     arg("--versions", type=int, default=1, metavar="N",
         help="An exam of N versions: papers, key, grid and exam-key.csv (md, html, pdf); moodle and qti: one "
-             "file, a random version per student."),
+             "file, a random version per student (moodle-backup: a quiz with a random slot per question)."),
     arg("--secret", type=Path, metavar="FILE",
         help="The course secret (created if missing) that makes exam papers: a paper code, never a seed "
              "(default with --versions: course.secret beside the bank)."),
@@ -141,7 +141,8 @@ def _note_cloze_marks(instances: list[Instance], selection: Selection, fmt: str)
     differ = cloze_marks_differ(build_paper(instances, selection, fmt))
     if differ:
         print(f"Moodle marks {len(differ)} cloze question(s) out of their number of blanks, not their points "
-              "(a blank's weight is a whole number); set each one's mark in the quiz: "
+              "(a blank's weight is a whole number); set each one's mark in the quiz (--format moodle-backup "
+              "writes a quiz with every mark set): "
               + "; ".join(f"{name}: {points:g}, not {total}" for name, points, total in differ[:5])
               + (" …" if len(differ) > 5 else ""), file=sys.stderr)
 

@@ -7,7 +7,9 @@ format writes:
   (``paper.md`` → ``paper-answers.md``), plus each figure as ``paper-figure-N.svg``; without
   ``-o``, both on stdout.
 * ``html`` and ``pdf``: one file, the paper, then the answer sheet starting on a new page.
-* ``json``, ``moodle``, ``apkg``, ``qti``: one file holding questions and answers together.
+* ``json``, ``moodle``, ``apkg``, ``qti``: one file holding questions and answers together;
+  ``moodle-backup``: a Moodle course backup (``.mbz``) whose quiz gives every question its points
+  (:mod:`quizzer.export.moodlebackup`).
 
 ``--paper-only`` / ``--answers-only`` write just that part (``json``: without / with answers).
 An exam (``--versions N`` or ``--secret FILE``) is :mod:`quizzer.export.versions`: papers that carry a paper
@@ -46,6 +48,7 @@ FORMATS = {
     "pdf": Format("pdf", ".pdf", "combined", binary=True),
     "json": Format("jsonfmt", ".json", "combined"),
     "moodle": Format("moodle", ".xml", "bundle"),
+    "moodle-backup": Format("moodlebackup", ".mbz", "bundle", binary=True),
     "apkg": Format("apkg", ".apkg", "bundle", binary=True),
     "qti": Format("qti", ".zip", "bundle", binary=True),
 }

@@ -57,8 +57,10 @@ import numpy as np
 
 from quizzer.export.document import Paper, Question, Section, marks
 from quizzer.export.lmsforms import expression_forms, shape_forms
+from quizzer.export.moodlecloze import cloze_blanks, cloze_total, given_entries, transposable_cloze
 from quizzer.export.moodlenumbers import (
     PRECISION_CREDIT,
+    ROUNDED_SHORT,
     half_credit,
     moodle_center,
     moodle_tolerance,
@@ -68,21 +70,13 @@ from quizzer.export.moodlenumbers import (
 )
 from quizzer.export.richtext import to_html, to_html_inline
 from quizzer.grading.describe import option_letter
-from quizzer.grading.match import is_discrete, values_match
+from quizzer.grading.match import is_discrete
 from quizzer.templates.instance import Instance
 
 
 def render(paper: Paper, sections: tuple[Section, ...]) -> bytes:
     del sections  # a question bank always holds questions and answers together
-    # A multi-part question is one item per part (Moodle cannot carry an answer into the next item).
-    rendered = [(_category(item), _question(item)) for question in paper.each() for item in question.items]
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
-    for topic, group in groupby(sorted(rendered, key=lambda item: item[0]), key=lambda item: item[0]):
-        parts.append(f'<question type="category"><category><text>$course$/quizzer/{escape(topic)}</text>'
-                     "</category></question>")
-        parts += [xml for _, xml in group]
-    parts.append("</quiz>\n")
-    return "\n".join(parts).encode()
+    return _quiz_file(topic_categories(paper), shuffle=False)
 
 
 def render_versions(papers: list[Paper]) -> bytes:
@@ -90,19 +84,43 @@ def render_versions(papers: list[Paper]) -> bytes:
     its N versions, each named by its version, so a quiz's random question from that category gives each
     student one version; choices shuffled by Moodle.  The category says the question's marks: a random
     question's slot in a quiz starts at 1 mark (mod/quiz, ``structure::add_random_questions``)."""
+    return _quiz_file(version_categories(papers), shuffle=True)
+
+
+Category = tuple[str, list[tuple[Question, str]]]  # its path below the course's, and its (item, version) questions
+
+
+def topic_categories(paper: Paper) -> list[Category]:
+    """The bank's questions in one category per topic (a question's first), ``quizzer/<topic>``.  A multi-part
+    question is one item per part (Moodle cannot carry an answer into the next item)."""
+    items = [item for question in paper.each() for item in question.items]
+    return [(f"quizzer/{topic}", [(item, "") for item in group])
+            for topic, group in groupby(sorted(items, key=_category), key=_category)]
+
+
+def version_categories(papers: list[Paper]) -> list[Category]:
+    """An exam's questions in one category per question (per part), ``quizzer/<exam>/Q03 <title> (2 marks)``,
+    each holding the question's version in every paper."""
     first = papers[0]
     exam = _category_name(first.layout.title or first.selection.describe())
-    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    categories: list[Category] = []
     for position in range(1, len(first.questions) + 1):
         asked = [(paper, next(q for q in paper.questions if paper.position(q) == position)) for paper in papers]
         for items in zip(*(question.items for _, question in asked), strict=True):
             item = items[0]
             name = _category_name(f"Q{position:02d}{item.label} {item.instance.title} ({marks(item.instance.points)})")
-            parts.append(f'<question type="category"><category><text>$course$/quizzer/{escape(exam)}/'
-                         f"{escape(name)}</text></category></question>")
-            parts += [_question(version_item, version=paper.version, shuffle=True)
-                      for (paper, _), version_item in zip(asked, items, strict=True)]
+            categories.append((f"quizzer/{exam}/{name}",
+                               [(version_item, paper.version) for (paper, _), version_item in zip(asked, items,
+                                                                                                  strict=True)]))
             first.step()
+    return categories
+
+
+def _quiz_file(categories: list[Category], *, shuffle: bool) -> bytes:
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>', "<quiz>"]
+    for path, questions in categories:
+        parts.append(f'<question type="category"><category><text>$course$/{escape(path)}</text></category></question>')
+        parts += [question_xml(item, version=version, shuffle=shuffle) for item, version in questions]
     parts.append("</quiz>\n")
     return "\n".join(parts).encode()
 
@@ -116,14 +134,16 @@ def _category(question: Question) -> str:
     return question.instance.topics[0]
 
 
-def _question(question: Question, *, version: str = "", shuffle: bool = False) -> str:
+def question_xml(question: Question, *, version: str = "", shuffle: bool = False, mark_in_name: bool = True) -> str:
+    """One ``<question>`` of Moodle XML (``mark_in_name``: a cloze Moodle cannot mark out of its points says in
+    its name the mark to set in the quiz; a backup's quiz sets it)."""
     instance = question.instance
     qtype, text, answers = _TYPES[instance.kind](question)
     if shuffle:
         answers = answers.replace("<shuffleanswers>0</shuffleanswers>", "<shuffleanswers>1</shuffleanswers>")
     solution = instance.solution + _in_moodle(question)
     return (f'<question type="{qtype}">\n'
-            f"<name><text>{escape(_name(question, version))}</text></name>\n"
+            f"<name><text>{escape(_name(question, version, with_mark=mark_in_name))}</text></name>\n"
             f'<questiontext format="html">{_with_figure(question, "prompt", text)}</questiontext>\n'
             f'<generalfeedback format="html">{_with_figure(question, "solution", _html(solution))}'
             "</generalfeedback>\n"
@@ -140,7 +160,7 @@ def _numerical(question: Question) -> tuple[str, str, str]:
     answers = [_answer(100, right, "", tolerance, html=False)]
     band = half_credit(instance, instance.answer)
     if band is not None:  # before the mistakes: quizzer pays a rounding its half even where it is a mistake's value
-        answers.append(_answer(100 * PRECISION_CREDIT, number_text(band[0]), _ROUNDED_SHORT, band[1], html=False))
+        answers.append(_answer(100 * PRECISION_CREDIT, number_text(band[0]), ROUNDED_SHORT, band[1], html=False))
     answers += [_answer(0, number_text(moodle_center(instance, wrong.value)), wrong.feedback,
                         moodle_tolerance(instance, wrong.value), html=False)
                 for wrong in instance.spec.wrong_answers]
@@ -157,51 +177,13 @@ def _cloze(question: Question) -> tuple[str, str, str]:
     """One NUMERICAL blank per entry: Moodle has no vector or matrix answer of its own."""
     instance = question.instance
     rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
-    exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
-    given = np.atleast_2d(np.zeros(rows.shape, dtype=bool) if instance.spec.given is None else instance.spec.given)
-
-    weight = blank_weight(instance.points, int((~given).sum()))
-
-    def cell(value: float, printed: bool) -> str:
-        if printed:
-            return f"<td>{number_text(value)}</td>"
-        tolerance = 0.0 if exact else moodle_tolerance(instance, value)
-        # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        right = shown_answer(moodle_center(instance, value), tolerance)
-        band = None if exact else half_credit(instance, value)
-        half = f"~%{percent_text(100 * PRECISION_CREDIT)}%{number_text(band[0])}:{number_text(band[1])}" \
-            f"#{_ROUNDED_SHORT}" if band else ""
-        return f"<td>{{{weight}:NUMERICAL:={right}:{number_text(tolerance)}{half}}}</td>"
-
-    cells = ["".join(cell(value, printed) for value, printed in zip(row, printed_row, strict=True))
+    given = given_entries(instance, rows.shape)
+    blanks = iter(cloze_blanks(instance))
+    cells = ["".join(f"<td>{number_text(value)}</td>" if printed else f"<td>{next(blanks).syntax()}</td>"
+                     for value, printed in zip(row, printed_row, strict=True))
              for row, printed_row in zip(rows, given, strict=True)]
     table = '<table class="quizzer-answer">' + "".join(f"<tr>{row}</tr>" for row in cells) + "</table>"
     return "cloze", _html(instance.prompt) + table, ""
-
-
-def blank_weight(points: float, blanks: int) -> int:
-    """Each blank's weight in a cloze: Moodle ignores ``<defaultgrade>`` there and marks the question out of
-    the sum of its blanks' weights (``qtype_multianswer_extract_question``), which must be whole numbers
-    (``{N:NUMERICAL:…}``, ANSWER_REGEX_NORM is ``[0-9]*``).  quizzer gives each entry an equal share, and
-    Moodle's score is quizzer's on every answer only if the weights are equal too (a blank right alone earns
-    its weight over the total).  Equal whole weights sum to the points when the points are a whole multiple
-    of the blanks (``points / blanks`` each).  Otherwise no import file can give the question its points:
-    equal weights sum to a multiple of the blanks, and the bank's clozes that miss have fewer points than
-    blanks (2 or 3 marks for 3 to 10 entries), so even weight 1 each sums to more.  Those get weight 1, so
-    Moodle's score is still quizzer's, and their mark is set in the quiz (a slot's maximum mark, which
-    Moodle multiplies the score by): the export names them (``cloze_marks_differ``), and so does each one's
-    name in Moodle's bank, which the quiz's editing page shows beside the mark."""
-    share = points / blanks
-    return int(share) if share.is_integer() else 1
-
-
-def cloze_total(instance: Instance) -> int | None:
-    """What Moodle marks a cloze out of (the sum of its blanks' weights); None for another question type."""
-    if instance.kind not in ("vector", "matrix") or not instance.spec.partial_credit:
-        return None
-    size = np.asarray(instance.answer, dtype=float).size
-    blanks = size - int(np.sum(instance.spec.given)) if instance.spec.given is not None else size
-    return blank_weight(instance.points, blanks) * blanks
 
 
 def cloze_marks_differ(paper: Paper) -> list[tuple[str, float, int]]:
@@ -349,8 +331,6 @@ _ALL_OR_NOTHING = ("\n\n*In Moodle:* only the exact order earns the marks; any o
 _TEXT_ONLY = ("\n\n*In Moodle:* the typed text is compared with the answer as written above, so an equal "
               "expression written differently is marked wrong here; `quizzer grade` checks equivalence.")
 
-_ROUNDED_SHORT = "Right to one place fewer than the question asks: half the marks."  # no } ~ # (a cloze's syntax)
-
 _TRANSPOSED = ("\n\n*In Moodle:* each entry is marked on its own, so a matrix typed transposed (its rows as "
                "the columns) still earns the entries it shares with the answer, its diagonal; `quizzer grade` "
                "scores a transposed matrix 0, as worked in the wrong orientation.")
@@ -369,22 +349,6 @@ def _in_moodle(question: Question) -> str:
     if instance.kind in _IN_MOODLE:
         return _IN_MOODLE[instance.kind]
     return _TRANSPOSED if transposable_cloze(instance) else ""
-
-
-def transposable_cloze(instance: Instance) -> bool:
-    """A cloze of a square matrix that differs from its transpose: quizzer scores the transpose 0 as a whole
-    (grading.verdict, rule 8), while Moodle's cloze marks each blank by its own response alone
-    (``qtype_multianswer_question::grade_response`` sums the blanks' weighted fractions).  No choice of blank
-    answers can match quizzer on every answer: for [[a, b], [c, d]], a and d earn their blanks in full, so for
-    the transpose [[a, c], [b, d]] to score 0 the c typed in blank (1, 2) or the b in blank (2, 1) must score
-    −1 or less, and then [[a, c], [x, d]] (or [[a, x], [b, d]]), half right and no transpose, scores at most
-    1/4 where quizzer gives 1/2.  A negative fraction could also take the question below 0 marks, which
-    Moodle does not floor.  So the question says so instead."""
-    if instance.kind != "matrix" or not instance.spec.partial_credit:
-        return False
-    expected = np.asarray(instance.spec.expected, dtype=float)
-    return expected.ndim == 2 and expected.shape[0] == expected.shape[1] > 1 and \
-        not values_match("matrix", expected.T, expected, instance.spec.tolerance)
 
 
 def _name(question: Question, version: str = "", *, with_mark: bool = True) -> str:

@@ -10,8 +10,11 @@ from quizzer.grading.tolerance import DEFAULT_SIG, Precision, Tolerance, half_un
 from quizzer.grading.verdict import PRECISION_CREDIT
 from quizzer.templates.instance import Instance
 
-__all__ = ["PRECISION_CREDIT", "half_credit", "moodle_center", "moodle_tolerance", "number_text", "percent_text",
-           "shown_answer"]
+__all__ = ["PRECISION_CREDIT", "ROUNDED_SHORT", "half_credit", "moodle_center", "moodle_tolerance", "number_text",
+           "percent_text", "shown_answer"]
+
+# The feedback on a half-credit answer (no } ~ #: it is written inside a cloze's blank too).
+ROUNDED_SHORT = "Right to one place fewer than the question asks: half the marks."
 
 
 def half_credit(instance: Instance, value: float) -> tuple[float, float] | None:

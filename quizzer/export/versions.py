@@ -5,8 +5,8 @@ questions, each with its own numbers and choice order, the answer key, a one-pag
 Beside ``-o exam.pdf`` (md, html, pdf) it writes ``exam-A.pdf``, ``exam-B.pdf``, … (the questions only: the
 paper code on every page, no template key, seed or regenerate command), ``exam-key.pdf`` (each version's
 answer sheet: answers, marks, common wrong answers, keys and seeds), ``exam-grid.pdf`` (one page per version:
-question, answer, marks) and ``exam-key.csv``.  For moodle and qti the versions go into one file
-(``moodle.py``, ``qti.py``), with the key, grid and CSV beside it.
+question, answer, marks) and ``exam-key.csv``.  For moodle, moodle-backup and qti the versions go into one
+file (``moodle.py``, ``moodlebackup.py``, ``qti.py``), with the key, grid and CSV beside it.
 
 The numbers come from the course secret (:mod:`quizzer.export.papercode`), so the same command with the
 same secret writes the same bytes, and a student's quizzer cannot reproduce them.  What a question asks
@@ -35,7 +35,7 @@ from quizzer.export.papercode import paper_code, question_seed, shuffled
 from quizzer.templates.instance import Instance, make_instance
 from quizzer.templates.schema import Template
 
-VERSION_FORMATS = ("md", "html", "pdf", "moodle", "qti")
+VERSION_FORMATS = ("md", "html", "pdf", "moodle", "qti", "moodle-backup")
 MAX_VERSIONS = 200
 STRUCTURE_ATTEMPTS = 64  # seeds tried per question and version for version A's structure
 
@@ -142,7 +142,7 @@ def export_exam(exam: Exam, selection: Selection, *, fmt: str, output: Path, for
     stem, suffix = output.stem, output.suffix or FORMATS[fmt].suffix
     papers = build_papers(exam, selection, fmt, output, layout, exam_options)
     module = importlib.import_module(f"quizzer.export.{FORMATS[fmt].module}")
-    if fmt in ("moodle", "qti"):  # one file: each question a category / section of its versions
+    if fmt in ("moodle", "moodle-backup", "qti"):  # one file: each question a category / section of its versions
         files = [(output, module.render_versions(papers))]
         document = "md"
     else:

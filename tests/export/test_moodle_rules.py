@@ -179,7 +179,7 @@ def test_a_clozes_moodle_marks_and_scores_are_quizzers(tmp_path: Path) -> None:
     mistake scores what quizzer gives it, its given entries printed, an entry that is the answer rounded to one
     place fewer than asked half (``moodle.half_credit``), unless it is a square matrix transposed, which the
     question says Moodle marks by its diagonal."""
-    from quizzer.export.moodle import blank_weight
+    from quizzer.export.moodlecloze import blank_weight
 
     clozes = [q for q in moodle(tmp_path, "--seed", "5") if q.get("type") == "cloze"
               and "#" not in (q.findtext("idnumber") or "")]  # a part of a multi-part question: its own test
