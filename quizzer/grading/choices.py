@@ -39,9 +39,12 @@ def _bare(text: str) -> str:
     return span[1].strip() if span else text
 
 
+@functools.lru_cache(maxsize=4096)
 def _option_key(text: str) -> str:
     """Compare option texts ignoring case, spacing, maths dollars, how the maths was typed and what cannot be
-    seen (NFKC, invisible characters)."""
+    seen (NFKC, invisible characters).  Kept per text (a pure function of it, which evaluates nothing and so
+    spends no budget): an instance's options are keyed again by ``look_alike`` and for every answer typed, and
+    most options' texts are the same on every seed (normalizing prose was a quarter of ``quizzer validate``)."""
     text = _bare(DEFAULT_IGNORABLE.sub("", text))
     with contextlib.suppress(AnswerFormatError):  # an unreadable option is compared as typed
         text = normalize(clean(text))
@@ -68,6 +71,14 @@ def _numeric(text: str) -> float | None:
         return None
 
 
+@functools.lru_cache(maxsize=4096)
+def _option_value(option: str) -> float | None:
+    """``_numeric`` of an option's text, kept per text as ``_prepared`` keeps whole option lists: options whose
+    numbers change with the seed change the list, while most of its texts (prose, read in vain as a number at
+    a few milliseconds each) stay the same."""
+    return _numeric(option)
+
+
 @functools.lru_cache(maxsize=512)
 def _prepared(options: tuple[str, ...]) -> _Choices:
     """Options are prepared once per question, not once per typed answer."""
@@ -82,7 +93,7 @@ class _Choices:
             raise ValueError("a choice question needs options")
         self.options = tuple(options)
         self.keys = [_option_key(option) for option in options]
-        self.values = [_numeric(option) for option in options]
+        self.values = [_option_value(option) for option in options]
         # Letters name options unless the options are themselves single letters (shape symbols, say).
         self.by_letter = len(options) <= 26 and not any(_LETTER.fullmatch(option.strip()) for option in options)
         # How many typed comma/semicolon pieces one option's own text may span.
