@@ -1,7 +1,7 @@
 """A Moodle course backup (``.mbz``) holding one quiz: the way to give every question its points in Moodle.
 
 Moodle XML cannot: Moodle marks a cloze out of the sum of its blanks' whole-number weights and ignores
-``<defaultgrade>`` (``moodle.blank_weight``), and a random question's slot starts at 1 mark.  A quiz in a
+``<defaultgrade>`` (``moodlecloze.blank_weight``), and a random question's slot starts at 1 mark.  A quiz in a
 backup carries each slot's maximum mark (``quiz_slots.maxmark``), which Moodle multiplies the question's
 score by: here it is the question's points, so every question is worth its points and the quiz's total
 (``sumgrades``, and its maximum grade) is the paper's.  The teacher restores the file (the course's

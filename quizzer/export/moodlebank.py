@@ -146,10 +146,9 @@ class QuestionBank:
         entries = [self._entry(question_id, 0, category, element.findtext("idnumber") or NULL, "multianswer", text,
                                fields, plugin)]
         for sub_id, blank in zip(sub_ids, blanks, strict=True):
-            answers = [(percent, value, feedback, tolerance) for percent, value, tolerance, feedback in blank.answers]
             sub = {"name": fields["name"], "generalfeedback": "", "defaultmark": str(blank.weight), "penalty": "0"}
             entries.append(self._entry(sub_id, question_id, category, NULL, "numerical", blank.syntax(), sub,
-                                       self.numerical(answers, unit_penalty="1")))
+                                       self.numerical(list(blank.answers), unit_penalty="1")))
         return entries
 
     def _entry(self, question_id: int, parent: int, category: int, idnumber: str, qtype: str, text: str,

@@ -24,36 +24,42 @@ from quizzer.templates.instance import Instance
 
 @dataclass(frozen=True)
 class Blank:
-    """One NUMERICAL blank of a cloze: its weight and its answers (percent, value, tolerance, feedback)."""
+    """One NUMERICAL blank of a cloze: its weight and its answers (percent, value, feedback, tolerance: the order
+    ``moodlebank.answers_of`` reads a Moodle XML question's answers in)."""
 
     weight: int
     answers: tuple[tuple[float, str, str, str], ...]
 
     def syntax(self) -> str:
         """As Moodle's cloze syntax writes it: ``{1:NUMERICAL:=0.5:0.01~%50%0.5:0.05#feedback}``."""
-        first, *others = self.answers
-        rest = "".join(f"~%{percent_text(percent)}%{value}:{tolerance}#{feedback}"
-                       for percent, value, tolerance, feedback in others)
-        return f"{{{self.weight}:NUMERICAL:={first[1]}:{first[2]}{rest}}}"
+        (_, value, _, tolerance), *others = self.answers
+        rest = "".join(f"~%{percent_text(percent)}%{other}:{within}#{feedback}"
+                       for percent, other, feedback, within in others)
+        return f"{{{self.weight}:NUMERICAL:={value}:{tolerance}{rest}}}"
 
 
 def cloze_blanks(instance: Instance) -> list[Blank]:
     """A cloze's blanks, row by row, skipping the entries printed in their cells (``given_entries``)."""
-    rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
+    rows, given = _entries(instance)
     exact = is_discrete(rows)  # token ids, indices, 0/1 masks: quizzer grades them exactly
-    given = given_entries(instance, rows.shape)
     weight = blank_weight(instance.points, int((~given).sum()))
 
     def blank(value: float) -> Blank:
         tolerance = 0.0 if exact else moodle_tolerance(instance, value)
         # Rounded as a numerical question's answer is: Moodle shows it as the right answer after the attempt.
-        answers = [(100.0, shown_answer(moodle_center(instance, value), tolerance), number_text(tolerance), "")]
+        answers = [(100.0, shown_answer(moodle_center(instance, value), tolerance), "", number_text(tolerance))]
         band = None if exact else half_credit(instance, value)
         if band is not None:
-            answers.append((100 * PRECISION_CREDIT, number_text(band[0]), number_text(band[1]), ROUNDED_SHORT))
+            answers.append((100 * PRECISION_CREDIT, number_text(band[0]), ROUNDED_SHORT, number_text(band[1])))
         return Blank(weight, tuple(answers))
 
     return [blank(value) for value, printed in zip(rows.ravel(), given.ravel(), strict=True) if not printed]
+
+
+def _entries(instance: Instance) -> tuple[np.ndarray, np.ndarray]:
+    """The answer's entries as rows, and which of them the prompt gives away."""
+    rows = np.atleast_2d(np.asarray(instance.answer, dtype=float))
+    return rows, given_entries(instance, rows.shape)
 
 
 def given_entries(instance: Instance, shape: tuple[int, ...]) -> np.ndarray:
@@ -82,8 +88,7 @@ def cloze_total(instance: Instance) -> int | None:
     """What Moodle marks a cloze out of (the sum of its blanks' weights); None for another question type."""
     if instance.kind not in ("vector", "matrix") or not instance.spec.partial_credit:
         return None
-    size = np.asarray(instance.answer, dtype=float).size
-    blanks = size - int(np.sum(instance.spec.given)) if instance.spec.given is not None else size
+    blanks = int((~_entries(instance)[1]).sum())
     return blank_weight(instance.points, blanks) * blanks
 
 
