@@ -58,20 +58,18 @@ class OutOfMemory(Exception):
 class Learner:
     """One websocket client: what its screen has received, and the time it waited for each verdict."""
 
-    def __init__(self, http: Any, base: str) -> None:
-        self.http, self.base, self.text, self.waits = http, base, "", []  # type: list[float]
-        self.name = ""
+    def __init__(self, http: Any, base: str, name: str) -> None:
+        self.http, self.base, self.name, self.text, self.waits = http, base, name, "", []  # type: list[float]
         self.closed = ""  # why the session ended early, if it did
         self.seen = 0  # how much of ``text`` an earlier wait has consumed
         self.finished = False
 
-    async def run(self, name: str, answers: int, dashboards: list[float], started: float, delay: float,
+    async def run(self, answers: int, dashboards: list[float], started: float, delay: float,
                   release: asyncio.Event) -> None:
         await asyncio.sleep(delay)  # a class arrives over a minute, not in one instant
-        self.name = name
-        async with self.http.post(self.base + "/signin", data={"name": name, "password": PASSWORD},
+        async with self.http.post(self.base + "/signin", data={"name": self.name, "password": PASSWORD},
                                   allow_redirects=False) as response:
-            assert response.status == 303, f"{name} could not sign in ({response.status})"
+            assert response.status == 303, f"{self.name} could not sign in ({response.status})"
         async with self.http.ws_connect(self.base.replace("http", "ws", 1) + "/ws?width=120&height=40") as socket:
             reader = asyncio.create_task(self.read(socket))
             await self.wait_for(" reviews due")
@@ -250,11 +248,11 @@ async def one_size(base: str, server: int, sessions: int, browsers: int, answers
     started = time.perf_counter()
     dashboards: list[float] = []
     clients = [aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) for _ in range(sessions - browsers)]
-    learners = [Learner(http, base) for http in clients]
+    learners = [Learner(http, base, f"learner{i}") for i, http in enumerate(clients)]
     release, browsers_release = asyncio.Event(), threading.Event()
     finished = [threading.Event() for _ in range(browsers)]
-    tasks = [asyncio.create_task(learner.run(f"learner{i}", answers, dashboards, started, arrival * i / sessions,
-                                             release)) for i, learner in enumerate(learners)]
+    tasks = [asyncio.create_task(learner.run(answers, dashboards, started, arrival * i / sessions, release))
+             for i, learner in enumerate(learners)]
     pages = [asyncio.create_task(asyncio.to_thread(browser_learner, base, f"learner{sessions - 1 - i}", answers,
                                                    finished[i], browsers_release)) for i in range(browsers)]
     peak_rss = peak_pss = 0.0
