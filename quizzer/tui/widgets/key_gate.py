@@ -7,19 +7,24 @@ Each key event carries the moment it was read; a gated widget accepts only keys 
 after its first paint.  This is ordering, not a delay: a key pressed after the paint acts
 at once, however soon.
 
-The paint is stamped by the app when it has written the first frame that lays the widget out
-(:class:`GatedApp`, through Textual's ``post_display_hook``), not by a callback scheduled to
-run after the refresh: such a callback can run long after the frame reached the terminal (on a
-busy machine, after the keys the student typed on seeing it), and those keys were dropped.
+The paint is stamped by the app with the moment it began writing the first frame that lays the
+widget out (:class:`GatedApp`, around Textual's ``_display``).  Not by a callback scheduled to
+run after the refresh, nor by a clock read once the frame is written: on a busy machine either
+can run long after the frame reached the terminal, after the keys the student typed on seeing
+it, and those keys were dropped (a student's "a" then enter on the class server became
+"nothing picked").  A key read while the frame is being turned into text (a millisecond) is
+taken as seen: dropping a key the student saw is the worse mistake.
 """
 
 from __future__ import annotations
 
 import math
 
+from rich.console import RenderableType
 from textual import _time  # the clock Textual stamps every event with
 from textual.app import App
 from textual.events import Key
+from textual.screen import Screen
 from textual.widget import Widget
 
 
@@ -63,8 +68,10 @@ class GatedApp(App[None]):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.armed_gates: list[KeyGate] = []
 
-    def post_display_hook(self) -> None:
-        super().post_display_hook()
-        if self.armed_gates:
-            now = _time.get_time()
-            self.armed_gates = [gate for gate in self.armed_gates if not gate.frame_written(now)]
+    def _display(self, screen: Screen[object], renderable: RenderableType | None) -> None:
+        # The clock is read before the frame is written, so that no key the student typed on seeing it
+        # can be read before the stamp.  Textual calls _display for every frame (headless too, unwritten).
+        started = _time.get_time()
+        super()._display(screen, renderable)
+        if self.armed_gates and renderable is not None and not self._batch_count:
+            self.armed_gates = [gate for gate in self.armed_gates if not gate.frame_written(started)]
