@@ -21,7 +21,7 @@ from quizzer.learning.dashboard_rows import PlanRow
 from quizzer.learning.mastery import as_utc
 from quizzer.learning.plan.forecast import Prediction
 from quizzer.learning.plan.picker import Offer
-from quizzer.learning.plan.schedule import DayPlan, PlanSettings, local_date, moment, prediction, today_plan
+from quizzer.learning.plan.schedule import DayPlan, PlanSettings, days_left, local_date, moment, prediction, today_plan
 from quizzer.learning.plan.state import LearnerState
 from quizzer.learning.plan.weights import ExamWeights, exam_weights
 from quizzer.templates.catalog import Catalog
@@ -95,8 +95,7 @@ class StudyPlan:
                    week: int | None = None) -> PlanView:
         questions = [t for t in self.templates.values() if week is None or t.week == week]
         topics = sorted({t.topics[0] for t in questions if t.topics})
-        view = moment(settings, now, self.tz)
-        return PlanView(settings, view.days_left,
+        return PlanView(settings, days_left(settings, now, self.tz),
                         today_plan(state, Offer(questions), self.catalog.topics, self.weights, settings, now, self.tz),
                         prediction(state, self.weights, settings, now, self.tz, topics))
 

@@ -69,6 +69,29 @@ def test_the_exam_may_be_today() -> None:
     assert as_json("plan", "--exam", "2026-06-01", "--json", "--now", NOW)["days_left"] == 0
 
 
+def test_once_the_exam_is_past_the_plan_is_the_one_without_a_date_and_says_so(tmp_path: Path) -> None:
+    """A past exam date no longer drives the plan: aiming at it kept the plan in its last days' mode for
+    good (no new question in a topic begun, every score predicted for "now").  Until the next date is
+    set the plan is the rolling two weeks, and the student is told the exam was on that date."""
+    answers = tmp_path / "answers.csv"
+    answers.write_text("key,seed,answer,learner,answered_at\n"
+                       f"{Q277},0,18944000,marie,2026-06-02T10:00:00Z\n{Q277},1,1,marie,2026-06-03T10:00:00Z\n",
+                       encoding="utf-8")
+    assert run("grade", "--batch", str(answers))[0] == 0
+    assert run("plan", "--exam", "2026-06-05", "--now", NOW)[0] == 0
+    after = "2026-06-09T18:00:00Z"
+    past = as_json("plan", "--json", "--now", after)
+    assert (past["exam"], past["days_left"]) == ("2026-06-05", -4)
+    code, out, _ = run("plan", "--now", after)
+    assert code == 0 and "(past: set the next with quizzer plan --exam YYYY-MM-DD)" in out
+    before_exam = as_json("plan", "--json", "--now", "2026-06-04T18:00:00Z")
+    assert run("plan", "--clear")[0] == 0
+    undated = as_json("plan", "--json", "--now", after)
+    assert (past["today"], past["predicted"]) == (undated["today"], undated["predicted"])
+    # ... and not what the last day before the exam planned: new questions are offered again.
+    assert before_exam["days_left"] == 1 and past["today"] != before_exam["today"]
+
+
 def test_next_is_reproducible_and_answers_with_its_solution() -> None:
     first = as_json("next", "--json", "--now", NOW)
     assert set(first) == {"key", "seed", "topic", "reason"}

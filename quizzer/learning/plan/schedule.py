@@ -71,12 +71,22 @@ def local_date(now: datetime, tz: tzinfo) -> date:
     return now.astimezone(tz).date()
 
 
+def days_left(settings: PlanSettings, now: datetime, tz: tzinfo) -> int | None:
+    """Days from ``now``'s date to the exam's (0 on the day, negative once it is past; None: no date set)."""
+    return None if settings.exam is None else (settings.exam - local_date(now, tz)).days
+
+
 def moment(settings: PlanSettings, now: datetime, tz: tzinfo) -> Moment:
-    """The picker's view of ``now``: the start of today, the exam instant (or horizon), days left."""
-    if settings.exam is None:
+    """The picker's view of ``now``: the start of today, the exam instant (or horizon), days left.
+
+    An exam whose day is past is planned for as no date (the rolling horizon) until the next is set: aiming at
+    it kept the plan in its last days' mode for good (no new questions, every score predicted for "now").
+    The faces still say the exam was on that date (:func:`days_left`)."""
+    left = days_left(settings, now, tz)
+    if settings.exam is None or left is None or left < 0:
         return Moment(now, day_start(now, tz), now + OPEN_HORIZON, None)
     exam = datetime.combine(settings.exam, time(EXAM_HOUR), tzinfo=tz)
-    return Moment(now, day_start(now, tz), max(exam, now), (settings.exam - local_date(now, tz)).days)
+    return Moment(now, day_start(now, tz), max(exam, now), left)
 
 
 @dataclass(frozen=True)
