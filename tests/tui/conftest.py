@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,6 +59,19 @@ async def loaded(app: QuizzerApp, pilot: object) -> None:
     await app.workers.wait_for_complete()
     await pilot.pause()  # type: ignore[attr-defined]
     assert app.study is not None
+
+
+MAX_FRAMES = 200  # settled frames a test waits for a state before it calls the state never reached
+
+
+async def until(pilot: Any, condition: Callable[[], bool], what: str) -> None:
+    """Let the app process what it was sent, frame after frame, until ``condition`` holds (a chain of
+    messages, one handler posting the next, may need more than one of Pilot's waits)."""
+    for _ in range(MAX_FRAMES):
+        if condition():
+            return
+        await pilot.pause()
+    raise AssertionError(f"never reached: {what}")
 
 
 @pytest.fixture(autouse=True)

@@ -29,20 +29,11 @@ from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.exam import MockExamScreen
 from quizzer.tui.screens.practice import PracticeScreen
 from quizzer.tui.widgets.choice_box import ChoiceBox
+from tests.tui.conftest import until
 from tests.tui.test_exam import open_paper
 from tests.tui.test_question_in_view import LONGEST, open_question
 
 SELECT_ALL_PAPER = "2026T1_ET_AN"  # its question 2 is a select-all of eight options
-MAX_FRAMES = 200  # how many settled frames a burst of keys may take before the test calls it lost
-
-
-async def until(pilot: Any, condition: Callable[[], bool], what: str) -> None:
-    """Let the app process what it was sent, frame after frame, until ``condition`` holds."""
-    for _ in range(MAX_FRAMES):
-        if condition():
-            return
-        await pilot.pause()
-    raise AssertionError(f"never reached: {what}")
 
 
 async def drawn(pilot: Any, box: ChoiceBox) -> OptionList:

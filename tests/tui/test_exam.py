@@ -16,7 +16,7 @@ from quizzer.bank.models import Attempt, ReviewCard
 from quizzer.learning.review import new_state, review
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.exam import MockExamScreen
-from tests.tui.conftest import START, FakeClock, loaded
+from tests.tui.conftest import START, FakeClock, loaded, until
 
 SHORT_PAPER = "2025T3_Q2_NA"  # three typed questions: a shape and two vectors
 RECALL_PAPER = "2025T3_ET_AN"  # a matrix, a recall card, a number
@@ -36,8 +36,8 @@ async def open_paper(app: QuizzerApp, pilot: Any, paper: str) -> MockExamScreen:
     papers = screen.query_one("#exam-papers", DataTable)
     papers.move_cursor(row=papers.get_row_index(paper))
     await pilot.press("enter")
-    await pilot.pause()
-    assert screen.phase == "sitting"
+    await until(pilot, lambda: screen.phase == "sitting" and bool(screen.query("#exam-answer-slot > *")),
+                "the paper's first question")
     return screen
 
 
@@ -206,7 +206,7 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             seed.value = "12345"  # the seed shown after an earlier sitting regenerates that paper
             papers.move_cursor(row=papers.get_row_index(RECALL_PAPER))
             await pilot.press("enter")
-            await pilot.pause()
+            await until(pilot, lambda: bool(screen.slots), "the paper started")
             assert {slot.instance.seed for slot in screen.slots} == {12345}
             assert "seed 12345" in screen.sub_title and "left" not in screen.sub_title
             await pilot.press("]")  # inside the matrix input `]` is just typed…

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime, timedelta
 
 from textual import on
@@ -13,14 +12,13 @@ from textual.events import Key
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, ContentSwitcher, DataTable, Header, Input, Label, Markdown, Select, Static
+from textual.widgets import Button, ContentSwitcher, Header, Markdown, Static
 
 from quizzer.grading.parts import whole_outcome
 from quizzer.grading.verdict import Verdict
-from quizzer.learning.dashboard import paper_title, paper_topics
 from quizzer.learning.study import Recorded, Study
 from quizzer.text.mathtext import render_math
-from quizzer.tui.screens.dashboard import fit
+from quizzer.tui.screens.exam_picker import PaperPicker
 from quizzer.tui.screens.practice import answer_widget, focus_answer, recall_markdown
 from quizzer.tui.widgets.answer_box import AnswerBox
 from quizzer.tui.widgets.choice_box import ChoiceBox
@@ -29,10 +27,6 @@ from quizzer.tui.widgets.parts_box import PartsBox
 from quizzer.tui.widgets.question_view import question_markdown
 from quizzer.tui.widgets.recall_box import RecallBox
 from quizzer.tui.widgets.steady_footer import SteadyFooter
-
-TIMER_CHOICES = ((0, "No timer"), (1, "1 min per question"), (2, "2 min per question"),
-                 (3, "3 min per question"), (5, "5 min per question"))
-DEFAULT_MINUTES = 2
 
 
 class MockExamScreen(Screen[None]):
@@ -61,12 +55,7 @@ class MockExamScreen(Screen[None]):
     def __init__(self, study: Study) -> None:
         super().__init__()
         self.study = study
-        # A paper's size in its routed questions, as the dashboard counts it (a chain asks several).
-        self.counts: Counter[str] = Counter()
-        for template in study.templates.values():
-            if template.paper:
-                self.counts[template.paper] += len(template.routed_ids)
-        self.paper, self.seed, self.minutes = "", 0, DEFAULT_MINUTES
+        self.paper, self.seed = "", 0
         self.slots: list[Slot] = []
         self.index = 0
         self.started: datetime | None = None
@@ -79,17 +68,7 @@ class MockExamScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with ContentSwitcher(initial="exam-picker", id="exam-phases"):
-            with Vertical(id="exam-picker"):
-                yield Static("Sit a routed paper with fresh numbers. Each answer is saved as you give it, but "
-                             "nothing is marked until you finish; until then you can move between questions "
-                             "and change any answer. [b]enter[/] starts the highlighted paper.", id="exam-intro")
-                with Horizontal(id="exam-options"):
-                    yield Label("Seed", classes="exam-label")
-                    yield Input(type="integer", id="exam-seed", tooltip="The same seed gives the same numbers")
-                    yield Label("Timer", classes="exam-label")
-                    yield Select([(label, minutes) for minutes, label in TIMER_CHOICES], value=DEFAULT_MINUTES,
-                                 allow_blank=False, id="exam-timer")
-                yield DataTable(id="exam-papers", cursor_type="row", zebra_stripes=True)
+            yield PaperPicker(self.study, id="exam-picker")
             with Vertical(id="exam-sitting"):
                 yield Static("", id="exam-status")
                 with VerticalScroll(id="exam-scroll"):
@@ -107,58 +86,28 @@ class MockExamScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.sub_title = "Mock exam"
-        self.query_one("#exam-seed", Input).value = str(self._draw_seed())
-        papers = self.query_one("#exam-papers", DataTable)
-        # The topics take what the other columns leave (cut with an ellipsis): no sideways scrolling at 80 columns.
-        fixed = {"Paper": 15, "Code": 12, "Qs": 3, "Time": 7}
-        self.topics_width = max(self.app.size.width - sum(fixed.values()) - 2 * (len(fixed) + 1) - 4, 10)
-        for label, width in (*fixed.items(), ("Topics examined", self.topics_width)):
-            papers.add_column(label, width=width)
-        self._fill_papers()
-        papers.focus()
+
+    @property
+    def minutes(self) -> int:
+        """The timer picked: minutes per question (0: none)."""
+        return self.query_one(PaperPicker).minutes
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Each phase shows and accepts only its own keys."""
         phase = self.PHASE_ACTIONS.get(action)
         return phase is None or phase == self.phase
 
-    # --- picking a paper -------------------------------------------------------------------
-
-    def _draw_seed(self) -> int:
-        return self.study.rng.randrange(1, 1_000_000)
-
-    def _fill_papers(self) -> None:
-        papers = self.query_one("#exam-papers", DataTable)
-        row = papers.cursor_row
-        papers.clear()
-        catalog = self.study.catalog
-        examined = paper_topics(catalog)
-        for paper in catalog.papers:
-            count = self.counts[paper]
-            allowed = f"{count * self.minutes} min" if self.minutes else "untimed"
-            papers.add_row(paper_title(catalog, paper), paper, str(count), allowed,
-                           fit("; ".join(examined.get(paper, ())), self.topics_width), key=paper)
-        papers.move_cursor(row=row)
+    # --- picking a paper (PaperPicker) ------------------------------------------------------
 
     def action_new_seed(self) -> None:
-        self.query_one("#exam-seed", Input).value = str(self._draw_seed())
+        self.query_one(PaperPicker).new_seed()
 
     def action_cycle_timer(self) -> None:
-        choices = [minutes for minutes, _ in TIMER_CHOICES]
-        timer = self.query_one("#exam-timer", Select)
-        timer.value = choices[(choices.index(self.minutes) + 1) % len(choices)]
+        self.query_one(PaperPicker).cycle_timer()
 
-    @on(Select.Changed, "#exam-timer")
-    def timer_changed(self, event: Select.Changed) -> None:
-        self.minutes = int(event.value)  # type: ignore[call-overload]
-        self._fill_papers()
-
-    @on(DataTable.RowSelected, "#exam-papers")
-    async def paper_chosen(self, event: DataTable.RowSelected) -> None:
-        seed_input = self.query_one("#exam-seed", Input)
-        if not seed_input.value.lstrip("-").isdigit():
-            seed_input.value = str(self._draw_seed())
-        await self.start(str(event.row_key.value), int(seed_input.value))
+    @on(PaperPicker.Chosen)
+    async def paper_chosen(self, event: PaperPicker.Chosen) -> None:
+        await self.start(event.paper, event.seed)
 
     async def start(self, paper: str, seed: int) -> None:
         """Generate the paper's questions from ``seed`` and start the clock."""
