@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fcntl
 import itertools
-import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ from sqlalchemy.engine import make_url
 
 from tests.databases import PostgresServer, connect_server, postgres_required
 from tests.leftovers import remove_killed_runs
+from tests.run_once import run_directory
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -69,10 +69,7 @@ def bundled_bank_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     Tests copy it; none writes to it."""
     from quizzer.learning.regrade import open_current_bank
 
-    run_directory = tmp_path_factory.getbasetemp()
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        run_directory = run_directory.parent
-    path = run_directory / "bundled" / "bank.sqlite"
+    path = run_directory(tmp_path_factory) / "bundled" / "bank.sqlite"
     path.parent.mkdir(exist_ok=True)
     with (path.parent / "lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes

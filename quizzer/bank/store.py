@@ -59,15 +59,35 @@ def catalog_current(*, session: Session) -> bool:
 
 
 def upsert_catalog(*, session: Session, catalog: Catalog) -> None:
-    """Upsert topics and routed records from the catalogue (idempotent)."""
-    for topic in catalog.topics.values():
-        session.merge(Topic(id=topic.id, name=topic.name, week=topic.week, section=topic.section,
-                            pages=topic.pages, summary=topic.summary, prerequisites=" ".join(topic.prerequisites)))
+    """Upsert topics and routed records from the catalogue (idempotent).
+
+    The rows already there are read first, one query a table: a row found among them is merged
+    (updated where it differs), any other is added, and the new rows of a table go in one flush.  A merge of a
+    row the session has not seen asks the database for it and flushes alone: on a new bank that was
+    ~150 round trips, 60 % of a learner's first start apart from reading the questions."""
+    # Held here so that each merge finds its row in the session (whose identity map holds rows weakly).
+    topics = {row.id: row for row in session.exec(select(Topic)).all()}
+    records = {row.id: row for row in session.exec(select(RoutedRecord)).all()}
+    links = set(session.exec(select(RecordTopic.record_id, RecordTopic.topic_id)).all())
+    with session.no_autoflush:
+        for topic in catalog.topics.values():
+            row = Topic(id=topic.id, name=topic.name, week=topic.week, section=topic.section,
+                        pages=topic.pages, summary=topic.summary, prerequisites=" ".join(topic.prerequisites))
+            if topic.id in topics:
+                session.merge(row)
+            else:
+                session.add(row)
     session.flush()
-    for record in catalog.records.values():
-        session.merge(RoutedRecord(id=record.id, paper=record.paper, question=record.question))
-        for topic_id in record.topics:
-            session.merge(RecordTopic(record_id=record.id, topic_id=topic_id))
+    with session.no_autoflush:
+        for record in catalog.records.values():
+            routed = RoutedRecord(id=record.id, paper=record.paper, question=record.question)
+            if record.id in records:
+                session.merge(routed)
+            else:
+                session.add(routed)
+    session.flush()  # the records before the links that name them (the flush orders no tables without relations)
+    session.add_all(RecordTopic(record_id=record.id, topic_id=topic_id) for record in catalog.records.values()
+                    for topic_id in dict.fromkeys(record.topics) if (record.id, topic_id) not in links)
 
 
 def stored_hashes(*, session: Session) -> dict[str, str]:

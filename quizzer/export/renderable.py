@@ -18,10 +18,12 @@ only.
 
 from __future__ import annotations
 
+import functools
 import re
 import tempfile
+import threading
 from collections.abc import Iterator
-from pathlib import Path
+from typing import Any
 
 from quizzer.common.errors import TemplateError
 from quizzer.export.pdf import preamble
@@ -107,14 +109,28 @@ def texts(instance: Instance, field: str = "") -> Iterator[tuple[str, str]]:
 def _typst_error(markups: list[str]) -> str | None:
     import typst
 
-    with tempfile.TemporaryDirectory(prefix="quizzer-check-") as folder:
-        main = Path(folder) / "main.typ"
-        main.write_text(preamble("check", "", "a4") + "\n\n#pagebreak()\n\n".join(markups), encoding="utf-8")
+    document = preamble("check", "", "a4") + "\n\n#pagebreak()\n\n".join(markups)
+    compiler, _ = _typst_compiler()
+    with _TYPST_LOCK:
         try:
-            typst.compile(str(main), root=folder, ignore_system_fonts=True, format="pdf")
+            compiler.compile(input=document.encode("utf-8"), format="pdf")
         except typst.TypstError as exc:
             return str(exc.message)
     return None
+
+
+_TYPST_LOCK = threading.Lock()  # one compilation at a time: the compiler is shared
+
+
+@functools.cache
+def _typst_compiler() -> tuple[Any, tempfile.TemporaryDirectory[str]]:
+    """One typst compiler for the process, its root an empty folder (so a document can read no file),
+    kept with that folder: a compiler loads its fonts once, and a fresh one per template (as
+    ``typst.compile`` makes) took 12 ms of processor time a check, where the shared one takes 4."""
+    import typst
+
+    folder = tempfile.TemporaryDirectory(prefix="quizzer-check-")
+    return typst.Compiler(root=folder.name, ignore_system_fonts=True), folder
 
 
 def _said(exc: Exception) -> str:

@@ -28,10 +28,13 @@ from quizzer.export.typstmath import latex_to_typst
 MathStyle = Literal["mathml", "mathjax"]
 
 
+@functools.lru_cache(maxsize=4096)
 def mathml(tex: str, *, display: bool) -> str:
     """MathML for ``tex`` as Chromium's MathML Core shows it: it ignores ``mathvariant`` (but "normal"),
     so styled letters become their Unicode characters, and it spaces a minus by its position only.
-    The LaTeX is its ``alttext``: what a screen reader without MathML support reads (WCAG 1.1.1)."""
+    The LaTeX is its ``alttext``: what a screen reader without MathML support reads (WCAG 1.1.1).
+    Kept per formula: the same ones come back across a paper's questions and a template's seeds (half of
+    the 3,078 that validating the bundled questions converts), and latex2mathml is pure Python."""
     from html import escape
 
     from latex2mathml.converter import convert

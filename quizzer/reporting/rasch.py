@@ -110,11 +110,25 @@ def _without_extremes(x: NDArray[np.float64]) -> tuple[NDArray[np.bool_], NDArra
 
 def symmetric_functions(eps: NDArray[np.float64]) -> NDArray[np.float64]:
     """γ_0 … γ_k of ε₁ … ε_k (the summation algorithm): γ_r = Σ over r-item subsets of their ε's product."""
-    gamma = np.zeros(len(eps) + 1)
-    gamma[0] = 1.0
-    for k, e in enumerate(eps, start=1):
-        gamma[1:k + 1] = gamma[1:k + 1] + e * gamma[0:k]
+    gamma: NDArray[np.float64] = symmetric_functions_of_rows(eps[np.newaxis])[0]
     return gamma
+
+
+def symmetric_functions_of_rows(eps: NDArray[np.float64]) -> NDArray[np.float64]:
+    """[m, k] → [m, k+1]: each row's γ's, every row by the same steps at once (the same numbers as one row at
+    a time: each element is computed by the same operations in the same order)."""
+    rows, count = eps.shape
+    gamma = np.zeros((rows, count + 1))
+    gamma[:, 0] = 1.0
+    for k in range(1, count + 1):
+        gamma[:, 1:k + 1] = gamma[:, 1:k + 1] + eps[:, k - 1:k] * gamma[:, 0:k]
+    return gamma
+
+
+def _without(eps: NDArray[np.float64], dropped: NDArray[np.bool_]) -> NDArray[np.float64]:
+    """[m, k] mask of the items each row leaves out (the same number in every row) → [m, k − dropped] ε's."""
+    kept = ~dropped
+    return np.broadcast_to(eps, dropped.shape)[kept].reshape(len(dropped), int(kept[0].sum()) if len(kept) else 0)
 
 
 def conditional_ml(x: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
@@ -163,15 +177,16 @@ def _conditional_moments(b: NDArray[np.float64], patterns: dict[bytes, tuple[NDA
         gamma = symmetric_functions(eps)
         scores = np.arange(k + 1)
         weight = np.where((scores > 0) & (scores < k), counts, 0.0) / gamma  # extreme scores carry nothing
-        without = [symmetric_functions(np.delete(eps, i)) for i in range(k)]  # γ⁽ⁱ⁾
+        # The γ's without item i (γ⁽ⁱ⁾) and without items i and j (γ⁽ⁱʲ⁾), all of a pattern at once: one at a
+        # time, the k²/2 pairs' were most of a class report's time.
+        one = np.eye(k, dtype=bool)
+        without = symmetric_functions_of_rows(_without(eps, one))  # [k, k]: row i is γ⁽ⁱ⁾
         pi = np.zeros((k, k + 1))  # πᵢ for each score r
-        for i in range(k):
-            pi[i, 1:] = eps[i] * without[i][:k]
+        pi[:, 1:] = eps[:, np.newaxis] * without[:, :k]
         pij = np.zeros((k, k, k + 1))
-        for i in range(k):
-            for j in range(i + 1, k):
-                both = symmetric_functions(np.delete(eps, [i, j]))  # γ⁽ⁱʲ⁾
-                pij[i, j, 2:] = pij[j, i, 2:] = eps[i] * eps[j] * both[:k - 1]
+        first, second = np.triu_indices(k, 1)
+        both = symmetric_functions_of_rows(_without(eps, one[first] | one[second]))  # [pairs, k − 1]: γ⁽ⁱʲ⁾
+        pij[first, second, 2:] = pij[second, first, 2:] = (eps[first] * eps[second])[:, np.newaxis] * both[:, :k - 1]
         pi_r = pi / gamma  # [k, r]: P(right | r)
         expected[answered] += pi @ weight
         cross = np.einsum("ijr,r->ij", pij, weight) - np.einsum("ir,jr,r->ij", pi_r, pi_r, counts * (weight > 0))

@@ -31,6 +31,7 @@ from typing import Any
 import pytest
 
 from quizzer.templates.catalog import questions_dir
+from tests.run_once import once_per_run
 
 HOSTILE = Path(__file__).resolve().parents[1] / "hostile"
 CORPUS = sorted(HOSTILE.glob("*.yaml"))
@@ -69,8 +70,13 @@ def same_bank(bank: Path, original: Path) -> bool:
 @pytest.fixture(scope="module")
 def corpus_runs(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Path) -> dict[tuple[str, str], Any]:
     """Every file of the corpus through both commands (and the baseline), each in a child process
-    with its own copy of a bank holding the bundled questions; results by (command, file name)."""
-    root = tmp_path_factory.mktemp("corpus")
+    with its own copy of a bank holding the bundled questions; results by (command, file name).
+    Run once per test run, whichever pytest-xdist worker needs them first (``tests/run_once.py``)."""
+    rows = once_per_run(tmp_path_factory, "hostile-corpus", lambda root: _run_corpus(root, bundled_bank_file))
+    return {(command, name): result for command, name, result in rows}
+
+
+def _run_corpus(root: Path, bundled_bank_file: Path) -> list[tuple[str, str, dict[str, Any]]]:
     jobs, names = [], []
     # The bundled questions over one seed (tests/templates/test_bank_content.py renders 200).
     runs = [(command, path, [command, str(path)]) for path in CORPUS for command in COMMANDS]
@@ -97,7 +103,7 @@ def corpus_runs(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Pat
         directory = Path(job["dir"])
         result["bank_unchanged"] = same_bank(directory / "bank.sqlite", bundled_bank_file)
         result["sentinel"] = (directory / "SENTINEL").exists()
-    return dict(zip(names, results, strict=True))
+    return [(command, name, result) for (command, name), result in zip(names, results, strict=True)]
 
 
 def test_corpus_is_large_enough() -> None:

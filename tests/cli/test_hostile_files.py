@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from tests.cli.test_hostile import BASELINE, HANG_SECONDS, MAX_COST_RATIO, MAX_PEAK_BYTES, RUNNER, same_bank
+from tests.run_once import once_per_run
 
 KEY = "2024T3_Q1_NA Q277"
 ESC = "\x1b"
@@ -135,7 +136,13 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], tuple[str, ...], str | None]] = 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Path) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("hostile-files")
+    """Every case through its command in a child process, once per test run (``tests/run_once.py``)."""
+    results = once_per_run(tmp_path_factory, "hostile-files", lambda root: _run_cases(root, bundled_bank_file))
+    results["root"] = Path(results["root"])
+    return results  # type: ignore[no-any-return]
+
+
+def _run_cases(root: Path, bundled_bank_file: Path) -> dict[str, Any]:
     jobs, names = [], []
 
     def job(name: str, args: list[str]) -> Path:
@@ -161,7 +168,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Path) -> d
     results = dict(zip(names, json.loads(done.stdout), strict=True))
     for name, result in results.items():
         result["bank_unchanged"] = name in DAMAGE or same_bank(root / name / "bank.sqlite", bundled_bank_file)
-    results["root"] = root
+    results["root"] = str(root)
     return results
 
 

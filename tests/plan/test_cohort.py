@@ -8,20 +8,26 @@ or cramming (``make bench`` runs 200 learners for those; bench/results/exam_coho
 from __future__ import annotations
 
 import math
+from dataclasses import asdict
 from datetime import datetime, timedelta
 
 import pytest
 
 from bench import exam_cohort
 from bench.actr_learner import ALPHA, TAU, C, Chunk, S
+from tests.run_once import once_per_run
 
 LEARNERS, DAYS, MINUTES = 16, 14, 20
 
 
 @pytest.fixture(scope="module")
-def rows() -> dict[str, exam_cohort.Row]:
-    return {policy: exam_cohort.summarise(policy, DAYS, MINUTES, exam_cohort.run(policy, DAYS, MINUTES, LEARNERS))
-            for policy in ("plan", "what next", "FSRS due-first")}
+def rows(tmp_path_factory: pytest.TempPathFactory) -> dict[str, exam_cohort.Row]:
+    """The three policies' rows, simulated once per test run (``tests/run_once.py``): under pytest-xdist
+    each worker that took one of the two tests below simulated all 48 learners again."""
+    computed = once_per_run(tmp_path_factory, "exam-cohort", lambda _: {
+        policy: asdict(exam_cohort.summarise(policy, DAYS, MINUTES, exam_cohort.run(policy, DAYS, MINUTES, LEARNERS)))
+        for policy in ("plan", "what next", "FSRS due-first")})
+    return {policy: exam_cohort.Row(**row) for policy, row in computed.items()}
 
 
 def test_the_plan_beats_what_next_and_fsrs_due_first_beyond_their_intervals(rows: dict[str, exam_cohort.Row]) -> None:

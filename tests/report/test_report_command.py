@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +24,7 @@ from quizzer.reporting.queries import load_class
 from quizzer.reporting.report import MIN_LEARNERS
 from quizzer.templates.schema import Template
 from tests.cli_runner import run
+from tests.run_once import once_per_run
 
 LEARNERS = [f"learner{n:02d}" for n in range(30)]  # learner n is right more often as n grows
 IDLE = {"learner10", "learner11", "learner20"}  # practised a month ago, nothing since
@@ -63,9 +66,34 @@ def simulate(templates: dict[str, Template], now: datetime) -> list[Answer]:
 
 
 @pytest.fixture
-def simulated_class(bundled_bank_url: str) -> SimulatedClass:
-    """The bank QUIZZER_DB names, with the class's answers recorded as the app records them."""
+def simulated_class(bundled_bank_url: str, bundled_bank_file: Path, isolated_bank: Path,
+                    tmp_path_factory: pytest.TempPathFactory) -> SimulatedClass:
+    """The bank QUIZZER_DB names, with the class's answers recorded as the app records them.  On SQLite
+    the class is recorded once per test run (``tests/run_once.py``: 480 commits, seconds a test) and each
+    test gets its own copy of that bank; on PostgreSQL it is recorded for each test."""
+    if not bundled_bank_url.startswith("sqlite"):
+        return record_class(bundled_bank_url)
+    recorded = once_per_run(tmp_path_factory, "report-class", lambda folder: _record_once(folder, bundled_bank_file))
+    shutil.copyfile(recorded["bank"], isolated_bank)
     engine, session = open_current_bank()
+    with session:
+        templates = {t.key: t for t in all_templates(session=session)}
+    engine.dispose()
+    answers = [Answer(a["learner"], a["key"], a["correct"], a["misconception"], datetime.fromisoformat(a["at"]))
+               for a in recorded["answers"]]
+    return SimulatedClass(answers, templates)
+
+
+def _record_once(folder: Path, bundled_bank_file: Path) -> dict[str, Any]:
+    bank = folder / "bank.sqlite"
+    shutil.copyfile(bundled_bank_file, bank)
+    answers = record_class(f"sqlite:///{bank}").answers
+    return {"bank": str(bank), "answers": [{**asdict(a), "at": a.at.isoformat()} for a in answers]}
+
+
+def record_class(url: str) -> SimulatedClass:
+    """The class's answers recorded in the bank at ``url`` through ``record_attempt``, one commit each."""
+    engine, session = open_current_bank(url)
     with session:
         templates = {t.key: t for t in all_templates(session=session)}
         answers = simulate(templates, datetime.now(UTC))
@@ -75,7 +103,7 @@ def simulated_class(bundled_bank_url: str) -> SimulatedClass:
                               answer.misconception, "typed")
             record_attempt(session=session, learner_id=ids[answer.learner], key=answer.key, seed=step,
                            response="typed", verdict=verdict, seconds=20.0, at=answer.at)
-    engine.dispose()
+    engine.dispose()  # the last connection closing checkpoints SQLite's write-ahead log into the file
     return SimulatedClass(answers, templates)
 
 

@@ -28,6 +28,7 @@ from quizzer.templates.instance import make_instance
 from tests.bundled_templates import bundled
 from tests.cli_runner import run
 from tests.databases import bank_session
+from tests.run_once import once_per_run
 from tests.scan.synthetic import fill, photograph, render
 
 pytestmark = pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="needs pdftoppm (poppler-utils)")
@@ -37,9 +38,13 @@ EXAM = ("export", "--week", "2", "-n", "12", "--seed", "4812", "--format", "pdf"
 @pytest.fixture(scope="module")
 def exam(tmp_path_factory: pytest.TempPathFactory, bundled_bank_file: Path) -> Path:
     """The folder of one exam of three versions (its papers, answer sheets and ``exam-sheets.json``), exported
-    once for this module's tests: an export costs seconds, and the tests only read it (the bank records
-    no exam; ``scan`` reads the manifest and the sheets)."""
-    folder = tmp_path_factory.mktemp("exam")
+    once per test run for this module's tests (``tests/run_once.py``: under pytest-xdist each worker exported
+    its own): an export costs seconds, and the tests only read it (the bank records no exam; ``scan`` reads
+    the manifest and the sheets)."""
+    return Path(once_per_run(tmp_path_factory, "scan-exam", lambda folder: str(_export(folder, bundled_bank_file))))
+
+
+def _export(folder: Path, bundled_bank_file: Path) -> Path:
     shutil.copyfile(bundled_bank_file, folder / "bank.sqlite")
     with pytest.MonkeyPatch.context() as env:
         env.setenv("QUIZZER_DB", str(folder / "bank.sqlite"))
