@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after th
 
 PAINT_WAIT_S = 2.0
 HANGUP_CHECK_S = 1.0  # how often the app looks whether its terminal is still there
+HELP_SCREEN = "help"  # the name the help screen is installed under
 
 
 def hung_up(terminal: int) -> bool:
@@ -231,9 +232,13 @@ class QuizzerApp(GatedApp):
                 self.push_screen(SittingSummaryScreen(done))
 
     def action_help(self) -> None:
+        """The key map, built once and kept: its Markdown is some fifty widgets, about a second of processor time
+        on a busy machine, and it never changes."""
         from quizzer.tui.screens.help import HelpScreen  # Textual's Markdown widget: not before the first paint
 
-        self.push_screen(HelpScreen())
+        if not self.is_screen_installed(HELP_SCREEN):
+            self.install_screen(HelpScreen(), HELP_SCREEN)
+        self.push_screen(HELP_SCREEN)
 
     def action_exam(self) -> None:
         from quizzer.tui.screens.exam import MockExamScreen
