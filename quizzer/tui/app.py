@@ -153,6 +153,7 @@ class QuizzerApp(GatedApp):
         learner = ensure_learner(session=session, name=self.profile)
         study = Study(session=session, catalog=load_catalog(), learner=learner, clock=self.clock,
                       rng=random.Random(self.seed))
+        study.plan_state()  # every question parsed and the history replayed here too, not on the UI thread
         self.post_message(self.Loaded(study))
 
     @on(LoadFailed)
