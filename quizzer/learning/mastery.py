@@ -52,6 +52,7 @@ evidence rule holds, the level is shown at most one point below the threshold.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -181,10 +182,25 @@ def p_right(theta: float, guess: float, params: MasteryParams) -> float:
     return theta * (1 - params.slip) + (1 - theta) * guess
 
 
+# The prior and an answer's likelihood on the grid are the same for every topic and every answer alike, and a
+# day's plan summarises and folds a few hundred times (``plan.schedule.today_plan``): each is computed once.
+
+@functools.lru_cache(maxsize=16)
+def _log_prior(params: MasteryParams) -> tuple[float, ...]:
+    """log Beta(θ; a, b) on the grid, up to its constant."""
+    return tuple((params.prior_a - 1) * math.log(t) + (params.prior_b - 1) * math.log1p(-t) for t in GRID)
+
+
+@functools.lru_cache(maxsize=1024)
+def _log_likelihood(score: float, guess: float, params: MasteryParams) -> tuple[float, ...]:
+    """log P(answer | θ) on the grid for an answer scoring ``score`` to a question whose guess probability is
+    ``guess``; a partial score s is a soft observation, s of "right" and 1 − s of "wrong"."""
+    return tuple(math.log(score * p + (1 - score) * (1 - p)) for p in (p_right(t, guess, params) for t in GRID))
+
+
 def _summarise(evidence: Sequence[float], params: MasteryParams) -> tuple[float, float, float]:
     """(the belief's ``quantile``, its mean, its standard deviation) for accumulated log-likelihoods on the grid."""
-    log_post = [(params.prior_a - 1) * math.log(t) + (params.prior_b - 1) * math.log1p(-t) + e
-                for t, e in zip(GRID, evidence, strict=True)]
+    log_post = [prior + e for prior, e in zip(_log_prior(params), evidence, strict=True)]
     top = max(log_post)
     mass = [math.exp(v - top) for v in log_post]
     total = sum(mass)
@@ -237,10 +253,8 @@ class MasteryTracker:
         if previous is not None and at - previous < params.short_term:
             weight *= params.repeat_weight
         self._last_answer[attempt.key] = at
-        guess = guess_probability(template.answered_kind, template.option_count, params)
-        # P(answer | θ) on the grid; a partial score s is a soft observation, s of "right" and 1 − s of "wrong".
-        likelihood = [math.log(attempt.score * p + (1 - attempt.score) * (1 - p))
-                      for p in (p_right(t, guess, params) for t in GRID)]
+        likelihood = _log_likelihood(attempt.score, guess_probability(template.answered_kind, template.option_count,
+                                                                      params), params)
         for position, topic in enumerate(topics):
             evidence = self._evidence.setdefault(topic, _Evidence())
             w = weight * (1.0 if position == 0 else params.secondary_weight)

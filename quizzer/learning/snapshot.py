@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from quizzer.bank.glance import glance, sqlite_file
+from quizzer.bank.glance import Glance, glance, sqlite_file
 from quizzer.learning.dashboard_rows import Dashboard, PaperRow, PlanRow, TopicRow, due_by_topic
 
 VERSION = 2  # 2: the plan
@@ -46,17 +46,24 @@ def _read(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) and data.get("version") == VERSION else {}
 
 
+def bank_now(url: str | None, profile: str, now: datetime) -> Glance | None:
+    """The glance a snapshot of ``profile``'s dashboard computed now is kept with; None when the bank is not a
+    SQLite file (no snapshot is kept)."""
+    return glance(url, profile, now) if sqlite_file(url) is not None else None
+
+
 def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, primary: dict[str, str],
-         ahead: Sequence[PlanRow] = ()) -> None:
+         ahead: Sequence[PlanRow] = (), *, seen: Glance | None = None) -> None:
     """Keep ``dashboard`` (as computed now, from the bank at ``url``) for ``profile``'s next start.
     ``primary``: each question's primary topic, to recount the reviews due then; ``ahead``: the plan of each
-    coming day as it begins.  Quietly nothing when the bank is not a SQLite file or the file cannot be
-    written: the next start is merely slower."""
+    coming day as it begins; ``seen``: the bank's :func:`bank_now` when the dashboard was computed, if it is
+    saved later (by a worker: an answer recorded meanwhile must leave it stale).  Quietly nothing when the
+    bank is not a SQLite file or the file cannot be written: the next start is merely slower."""
     from quizzer.common.errors import UserError
     from quizzer.common.files import write_files  # (tempfile, fcntl: not needed to read a snapshot)
 
     bank = sqlite_file(url)
-    seen = glance(url, profile, now) if bank is not None else None
+    seen = seen if seen is not None else bank_now(url, profile, now)
     if bank is None or seen is None:
         return
     path = snapshot_file(bank)

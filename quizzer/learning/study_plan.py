@@ -9,6 +9,7 @@ stays a readable size.  It computes nothing itself: ``quizzer.learning.plan`` do
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING
@@ -110,9 +111,14 @@ class StudyPlan:
 
     def plans_ahead(self, days: int) -> list[PlanRow]:
         """The plan of each of the next ``days`` days as it will stand when the day begins if nothing is
-        practised meanwhile: what the start-up snapshot shows on such a day (``learning.snapshot``).  The
-        settings and the learner's state are read once: nothing is practised between those mornings."""
-        settings, state, today = self.plan_settings(), self.plan_state(), local_date(self._now(), self.tz)
-        mornings = (as_utc(datetime.combine(today + timedelta(days=n), time(0), tzinfo=self.tz))
-                    for n in range(1, days + 1))
-        return [self._plan_row(self._plan_view(settings, state, when), when) for when in mornings]
+        practised meanwhile: what the start-up snapshot shows on such a day (``learning.snapshot``)."""
+        return self.plans_ahead_later(days)()
+
+    def plans_ahead_later(self, days: int) -> Callable[[], list[PlanRow]]:
+        """:meth:`plans_ahead`, read now and computed when called, on any thread: the settings and the
+        learner's state are read here, once (nothing is practised between those mornings), and the call
+        touches neither the session nor the running state, which go on recording answers meanwhile."""
+        settings, state, today = self.plan_settings(), self.plan_state().copy(), local_date(self._now(), self.tz)
+        mornings = [as_utc(datetime.combine(today + timedelta(days=n), time(0), tzinfo=self.tz))
+                    for n in range(1, days + 1)]
+        return lambda: [self._plan_row(self._plan_view(settings, state, when), when) for when in mornings]

@@ -12,7 +12,7 @@ import random
 import signal
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -31,11 +31,14 @@ from quizzer.tui.screens.dashboard import DashboardScreen
 from quizzer.tui.widgets.key_gate import GatedApp
 
 if TYPE_CHECKING:  # the bank, numpy and the grader load in the worker, after the first paint
+    from quizzer.bank.glance import Glance
+    from quizzer.learning.dashboard_rows import Dashboard, PlanRow
     from quizzer.learning.study import Study
     from quizzer.tui.screens.browser import BankBrowserScreen
 
 PAINT_WAIT_S = 2.0
 HANGUP_CHECK_S = 1.0  # how often the app looks whether its terminal is still there
+HELP_SCREEN = "help"  # the name the help screen is installed under
 
 
 def hung_up(terminal: int) -> bool:
@@ -53,6 +56,18 @@ def end_if_hung_up(terminal: int) -> None:
     """End this process as a hangup ends a program (SIGHUP: status 129 in a shell) if ``terminal`` has hung up."""
     if hung_up(terminal):
         os.kill(os.getpid(), signal.SIGHUP)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A dashboard as shown, to keep for the next start (``learning.snapshot``): when, the bank's glance then,
+    the dashboard, each question's primary topic, and the plans of the days ahead, computed when called."""
+
+    now: datetime
+    seen: Glance
+    dashboard: Dashboard
+    primary: dict[str, str]
+    ahead: Callable[[], list[PlanRow]]
 
 
 @dataclass(frozen=True)
@@ -97,6 +112,7 @@ class QuizzerApp(GatedApp):
         self.db_url, self.profile, self.filters, self.clock, self.seed = db_url, profile, filters, clock, seed
         self.study: Study | None = None
         self.failure: UserError | None = None  # why the bank could not be opened
+        self._snapshots = 0  # dashboards shown so far: a snapshot worker saves only the latest
 
     def on_mount(self) -> None:
         from quizzer.learning import snapshot  # the standard library only: the dashboard saved last time
@@ -137,6 +153,7 @@ class QuizzerApp(GatedApp):
         learner = ensure_learner(session=session, name=self.profile)
         study = Study(session=session, catalog=load_catalog(), learner=learner, clock=self.clock,
                       rng=random.Random(self.seed))
+        study.plan_state()  # every question parsed and the history replayed here too, not on the UI thread
         self.post_message(self.Loaded(study))
 
     @on(LoadFailed)
@@ -156,7 +173,9 @@ class QuizzerApp(GatedApp):
         return f"{self.SUB_TITLE} · profile {self.profile}"
 
     def refresh_dashboard(self) -> None:
-        """Show the learner's dashboard as it is now, and keep it for the next start's first frame."""
+        """Show the learner's dashboard as it is now, and keep it for the next start's first frame: at once
+        for a start today, and with the plans of the days ahead (a good part of what refreshing costs) from
+        a worker, so the student is back on the dashboard without waiting for them."""
         from quizzer.learning import snapshot
         from quizzer.learning.dashboard import primary_topics
 
@@ -165,8 +184,24 @@ class QuizzerApp(GatedApp):
             dashboard.sub_title = self.whose()
             data = self.study.dashboard()
             dashboard.show(data)
-            snapshot.save(self.db_url, self.profile, self.clock(), data, primary_topics(self.study.templates),
-                          self.study.plans_ahead(snapshot.DAYS_AHEAD))
+            now = self.clock()
+            seen = snapshot.bank_now(self.db_url, self.profile, now)
+            if seen is not None:  # read here, with the dashboard: an answer recorded meanwhile leaves it stale
+                primary = primary_topics(self.study.templates)
+                snapshot.save(self.db_url, self.profile, now, data, primary, seen=seen)
+                self._snapshots += 1
+                self.keep_snapshot(self._snapshots, Snapshot(now, seen, data, primary,
+                                                             self.study.plans_ahead_later(snapshot.DAYS_AHEAD)))
+
+    @work(thread=True, group="snapshot")
+    def keep_snapshot(self, number: int, kept: Snapshot) -> None:
+        """Save the dashboard ``kept`` again with the plans of the days ahead, unless a newer one was shown
+        meanwhile (its own worker saves that).  Not stopped when the app ends: quitting keeps them too."""
+        from quizzer.learning import snapshot
+
+        ahead = kept.ahead()
+        if number == self._snapshots:
+            snapshot.save(self.db_url, self.profile, kept.now, kept.dashboard, kept.primary, ahead, seen=kept.seen)
 
     @on(DashboardScreen.PractiseRequested)
     def practise(self, event: DashboardScreen.PractiseRequested) -> None:
@@ -198,9 +233,13 @@ class QuizzerApp(GatedApp):
                 self.push_screen(SittingSummaryScreen(done))
 
     def action_help(self) -> None:
+        """The key map, built once and kept: its Markdown is some fifty widgets, about a second of processor time
+        on a busy machine, and it never changes."""
         from quizzer.tui.screens.help import HelpScreen  # Textual's Markdown widget: not before the first paint
 
-        self.push_screen(HelpScreen())
+        if not self.is_screen_installed(HELP_SCREEN):
+            self.install_screen(HelpScreen(), HELP_SCREEN)
+        self.push_screen(HELP_SCREEN)
 
     def action_exam(self) -> None:
         from quizzer.tui.screens.exam import MockExamScreen

@@ -177,8 +177,8 @@ def test_the_dashboard_saved_last_time_is_shown_before_the_bank_opens(
             assert first.study is not None
             key, response, _ = misconception_answer(first.study)
             first.study.submit(make_instance(first.study.templates[key], 3), response, None)
-            first.refresh_dashboard()  # as on leaving practice: shown, and saved
-            await pilot.pause()
+            first.refresh_dashboard()  # as on leaving practice: shown, and saved (by a worker)
+            await first.workers.wait_for_complete()
 
     asyncio.run(answer_and_quit())
 

@@ -30,7 +30,7 @@ reason says, in one line, why this topic: its exam weight, where the learner is,
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -146,10 +146,23 @@ def _answers_since(times: Sequence[datetime] | None, since: datetime) -> int:
     return count
 
 
-def _narrow(pool: list[Entry], keep: Callable[[Entry], bool]) -> list[Entry]:
-    """The pool without what a rule excludes, unless that leaves nothing (the rule is relaxed)."""
-    kept = [e for e in pool if keep(e)]
-    return kept or pool
+# Each rule names what it excludes, as a set of keys or of topics, rather than testing every question: most
+# sets are empty or hold a few questions answered today, and the plan of a day (``schedule.today_plan``)
+# picks some thirty times over a few hundred questions for each of the eight days the dashboard keeps.
+
+def _without_keys(pool: list[Entry], excluded: Collection[str]) -> list[Entry]:
+    """The pool without the questions ``excluded``, unless that leaves nothing (the rule is relaxed)."""
+    if not excluded:
+        return pool
+    return [e for e in pool if e.key not in excluded] or pool
+
+
+def _without_topics(pool: list[Entry], excluded: Collection[str]) -> list[Entry]:
+    """The pool without the questions whose primary topic is ``excluded`` (those without a topic stay), unless
+    that leaves nothing."""
+    if not excluded:
+        return pool
+    return [e for e in pool if e.topic not in excluded] or pool
 
 
 def candidates_for(mode: str, offer: Offer, state: LearnerState) -> list[Entry]:
@@ -180,21 +193,24 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
     pool = candidates_for(mode, offer, state)
     since = moment.day_start
     answered = state.answered  # read with `in` and []: never-answered keys (most) cost one lookup
-    today = {e.key: _answers_since(answered[e.key], since) if e.key in answered else 0 for e in pool}
-    fewest = min(today.values())
-    pool = _narrow(pool, lambda e: today[e.key] < max(PER_DAY, fewest + 1))  # relaxed: the least asked today
-    pool = _narrow(pool, lambda e: not (today[e.key] and state.last_right.get(e.key)))
-    recent_set, last = set(recent[-RECENT:]), (recent[-1] if recent else None)
-    pool = _narrow(_narrow(pool, lambda e: e.key != last), lambda e: e.key not in recent_set)
+    # Answers today by question, for the questions answered today (every other question: none).
+    today = {e.key: n for e in pool if e.key in answered and (n := _answers_since(answered[e.key], since))}
+    fewest = 0 if any(e.key not in today for e in pool) else min(today.values())
+    limit = max(PER_DAY, fewest + 1)  # relaxed: the least asked today
+    pool = _without_keys(pool, {key for key, n in today.items() if n >= limit})
+    pool = _without_keys(pool, {key for key in today if state.last_right.get(key)})
+    last = recent[-1:]
+    pool = _without_keys(_without_keys(pool, last), set(recent[-RECENT:]))
     topic_today = {t: _answers_since(state.topic_times.get(t), since) for t in offer.topics}
-    if any(state.topic_answers[t] == 0 for t in offer.topics):
-        pool = _narrow(pool, lambda e: e.topic is None or topic_today[e.topic] < TOPIC_DAY_BEFORE_ALL_TRIED)
+    untried = {t for t in offer.topics if state.topic_answers[t] == 0}
+    if untried:
+        pool = _without_topics(pool, {t for t, n in topic_today.items() if n >= TOPIC_DAY_BEFORE_ALL_TRIED})
     if moment.days_left is not None and moment.days_left < NEW_NEEDS_DAYS:
-        pool = _narrow(pool, lambda e: e.key in state.answered or e.topic is None or state.topic_answers[e.topic] == 0)
-    ready = {t: all(p not in offer.topics or state.topic_right[p] > 0
-                    for p in (topics[t].prerequisites if t in topics else ())) for t in offer.topics}
-    pool = _narrow(pool, lambda e: e.topic is not None and state.topic_answers[e.topic] == 0)
-    pool = _narrow(pool, lambda e: e.topic is None or ready[e.topic])
+        pool = [e for e in pool if e.key in answered or e.topic is None or e.topic in untried] or pool
+    pool = [e for e in pool if e.topic in untried] or pool
+    pool = _without_topics(pool, {t for t in offer.topics
+                                  if not all(p not in offer.topics or state.topic_right[p] > 0
+                                             for p in (topics[t].prerequisites if t in topics else ()))})
     cache = cache or GainCache()
     # Questions alike to the plan (topic, kind, options) are scored once; a question without a topic scores 0.
     scores: dict[Group | None, float] = {None: 0.0}
@@ -222,7 +238,7 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
 
     # A question answered wrong today comes back (once, by the rule above) before its topic's others;
     # then the one seen least recently.
-    redo = [e for e in top if state.last_right.get(e.key) is False and today[e.key] == 1]
+    redo = [e for e in top if state.last_right.get(e.key) is False and today.get(e.key) == 1]
     top = redo or top
     oldest = min(seen(e) for e in top)
     tied = sorted((e for e in top if seen(e) == oldest), key=lambda e: e.key)

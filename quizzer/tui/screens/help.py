@@ -84,3 +84,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "quizzer — keys"
             box.border_subtitle = "escape closes"
             yield Markdown(HELP)
+
+    def on_screen_resume(self) -> None:
+        """Opened again (the app keeps this screen): from the top, as the first time."""
+        self.query_one("#help", VerticalScroll).scroll_home(animate=False)
