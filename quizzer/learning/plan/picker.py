@@ -150,19 +150,19 @@ def _answers_since(times: Sequence[datetime] | None, since: datetime) -> int:
 # sets are empty or hold a few questions answered today, and the plan of a day (``schedule.today_plan``)
 # picks some thirty times over a few hundred questions for each of the eight days the dashboard keeps.
 
+def _narrow(pool: list[Entry], keep: Callable[[Entry], bool]) -> list[Entry]:
+    """The pool without what a rule excludes, unless that leaves nothing (the rule is relaxed)."""
+    return [e for e in pool if keep(e)] or pool
+
+
 def _without_keys(pool: list[Entry], excluded: Collection[str]) -> list[Entry]:
-    """The pool without the questions ``excluded``, unless that leaves nothing (the rule is relaxed)."""
-    if not excluded:
-        return pool
-    return [e for e in pool if e.key not in excluded] or pool
+    """The pool without the questions ``excluded`` (relaxed as :func:`_narrow` is)."""
+    return _narrow(pool, lambda e: e.key not in excluded) if excluded else pool
 
 
 def _without_topics(pool: list[Entry], excluded: Collection[str]) -> list[Entry]:
-    """The pool without the questions whose primary topic is ``excluded`` (those without a topic stay), unless
-    that leaves nothing."""
-    if not excluded:
-        return pool
-    return [e for e in pool if e.topic not in excluded] or pool
+    """The pool without the questions whose primary topic is ``excluded`` (those without a topic stay)."""
+    return _narrow(pool, lambda e: e.topic not in excluded) if excluded else pool
 
 
 def candidates_for(mode: str, offer: Offer, state: LearnerState) -> list[Entry]:
@@ -206,8 +206,8 @@ def pick(state: LearnerState, offer: Offer, topics: Mapping[str, TopicInfo], wei
     if untried:
         pool = _without_topics(pool, {t for t, n in topic_today.items() if n >= TOPIC_DAY_BEFORE_ALL_TRIED})
     if moment.days_left is not None and moment.days_left < NEW_NEEDS_DAYS:
-        pool = [e for e in pool if e.key in answered or e.topic is None or e.topic in untried] or pool
-    pool = [e for e in pool if e.topic in untried] or pool
+        pool = _narrow(pool, lambda e: e.key in answered or e.topic is None or e.topic in untried)
+    pool = _narrow(pool, lambda e: e.topic in untried)
     pool = _without_topics(pool, {t for t in offer.topics
                                   if not all(p not in offer.topics or state.topic_right[p] > 0
                                              for p in (topics[t].prerequisites if t in topics else ()))})
