@@ -53,17 +53,17 @@ def bank_now(url: str | None, profile: str, now: datetime) -> Glance | None:
 
 
 def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, primary: dict[str, str],
-         ahead: Sequence[PlanRow] = (), *, seen: Glance | None = None) -> None:
-    """Keep ``dashboard`` (as computed now, from the bank at ``url``) for ``profile``'s next start.
+         ahead: Sequence[PlanRow] = (), *, seen: Glance | None) -> None:
+    """Keep ``dashboard`` (computed from the bank at ``url``) for ``profile``'s next start.
     ``primary``: each question's primary topic, to recount the reviews due then; ``ahead``: the plan of each
-    coming day as it begins; ``seen``: the bank's :func:`bank_now` when the dashboard was computed, if it is
-    saved later (by a worker: an answer recorded meanwhile must leave it stale).  Quietly nothing when the
-    bank is not a SQLite file or the file cannot be written: the next start is merely slower."""
+    coming day as it begins; ``seen``: the bank's :func:`bank_now` read *before* the dashboard was computed
+    (an answer another process records meanwhile must leave the snapshot stale, not be vouched for by a
+    fingerprint that includes it).  Quietly nothing when the bank is not a SQLite file or the file cannot
+    be written: the next start is merely slower."""
     from quizzer.common.errors import UserError
     from quizzer.common.files import write_files  # (tempfile, fcntl: not needed to read a snapshot)
 
     bank = sqlite_file(url)
-    seen = seen if seen is not None else bank_now(url, profile, now)
     if bank is None or seen is None:
         return
     path = snapshot_file(bank)

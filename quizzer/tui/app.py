@@ -182,11 +182,13 @@ class QuizzerApp(GatedApp):
         dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
         if dashboard is not None and self.study is not None:
             dashboard.sub_title = self.whose()
+            now = self.clock()
+            # The bank's glance is read *before* the dashboard: an answer another window records in between
+            # then leaves the snapshot stale, where read after it would vouch for a dashboard without it.
+            seen = snapshot.bank_now(self.db_url, self.profile, now)
             data = self.study.dashboard()
             dashboard.show(data)
-            now = self.clock()
-            seen = snapshot.bank_now(self.db_url, self.profile, now)
-            if seen is not None:  # read here, with the dashboard: an answer recorded meanwhile leaves it stale
+            if seen is not None:
                 primary = primary_topics(self.study.templates)
                 snapshot.save(self.db_url, self.profile, now, data, primary, seen=seen)
                 self._snapshots += 1

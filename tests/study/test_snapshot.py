@@ -33,9 +33,10 @@ def saved_study(bank: Path, clock: FakeClock) -> tuple[Study, object]:
         instance = make_instance(study.templates[key], 3)
         study.submit(instance, instance.answer_text, None)
         study.submit(instance, "0", None)  # wrong: its review comes due within minutes
+        seen = snapshot.bank_now(str(bank), "ada", clock())
         data = study.dashboard()
         snapshot.save(str(bank), "ada", clock(), data, primary_topics(study.templates),
-                      study.plans_ahead(snapshot.DAYS_AHEAD))
+                      study.plans_ahead(snapshot.DAYS_AHEAD), seen=seen)
         return study, data
 
 

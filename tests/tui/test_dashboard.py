@@ -226,3 +226,38 @@ def test_the_dashboard_saved_last_time_is_shown_before_the_bank_opens(
             assert str(third.screen.query_one("#summary", Static).render()).startswith("2 answers")
 
     asyncio.run(start_after_an_answer_elsewhere())
+
+
+def test_an_answer_recorded_elsewhere_while_the_dashboard_is_computed_leaves_the_saved_one_stale(
+        new_app: Callable[..., QuizzerApp], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another window records an answer between the app's reading of its dashboard and its saving of it: the
+    saved dashboard (without that answer) must not be vouched for by a fingerprint of the bank with it, or the
+    next start would show it as current ("0 answers" while the bank holds one)."""
+    from quizzer.learning import snapshot
+
+    app = new_app()
+
+    def answer_elsewhere() -> None:
+        with bank_session(str(app.db_url)) as session:
+            study = Study(session=session, catalog=load_catalog(), learner=ensure_learner(session=session, name="ada"))
+            instance = make_instance(study.templates[sorted(study.templates)[0]], 5)
+            study.submit(instance, instance.answer_text, None)
+
+    async def refresh_while_another_window_answers() -> None:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await loaded(app, pilot)
+            assert app.study is not None
+            computed = app.study.dashboard
+
+            def dashboard_then_an_answer_elsewhere() -> object:
+                data = computed()
+                answer_elsewhere()
+                return data
+
+            monkeypatch.setattr(app.study, "dashboard", dashboard_then_an_answer_elsewhere)
+            app.refresh_dashboard()
+            await app.workers.wait_for_complete()
+            assert str(app.screen.query_one("#summary", Static).render()).startswith("0 answers")
+
+    asyncio.run(refresh_while_another_window_answers())
+    assert snapshot.load(app.db_url, "ada", app.clock()) is None
