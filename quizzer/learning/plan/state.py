@@ -11,7 +11,7 @@ same state.  It holds:
   or half-right answer: Hard, wrong: Again);
 * per question: when it was answered, and whether the last answer was right (the mistakes queue);
 * per topic: answers and right answers (prerequisites are "tried with some success" after one);
-* the learner's own pace by kind (median seconds of their last answers).
+* the learner's own pace by kind (median seconds of their last answers, weighed against the typical time).
 
 A multi-part question records one attempt per part at the same instant: that is one answer to the
 question, folded into mastery part by part but counted once everywhere else.
@@ -29,6 +29,10 @@ from quizzer.learning.mastery import GradedAttempt, MasteryTracker, TemplateLike
 from quizzer.learning.review import TYPICAL_SECONDS, Rating, ReviewState, new_state, review
 
 PACE_KEPT = 30  # the last answers per kind whose median is the learner's pace
+# The typical time counts as this many answers beside the learner's own median, so that a first few quick
+# answers (a guess in five seconds) do not make a day's plan of a hundred questions; by thirty answers the
+# learner's own pace is most of the estimate.
+PACE_PRIOR_ANSWERS = 5
 
 
 def rating_of(verdict: str, score: float) -> Rating:
@@ -121,11 +125,13 @@ class LearnerState:
         return total
 
     def seconds_for(self, kind: str) -> float:
-        """The expected time of a question of ``kind``: the learner's median, else the typical time."""
+        """The expected time of a question of ``kind``: the learner's median of their last answers of that
+        kind, weighed against the typical time as :data:`PACE_PRIOR_ANSWERS` answers."""
+        typical = float(TYPICAL_SECONDS.get(kind, 90))
         own = self.pace.get(kind)
-        if own:
-            return float(statistics.median(own))
-        return float(TYPICAL_SECONDS.get(kind, 90))
+        if not own:
+            return typical
+        return (len(own) * statistics.median(own) + PACE_PRIOR_ANSWERS * typical) / (len(own) + PACE_PRIOR_ANSWERS)
 
     def last_seen(self, key: str) -> datetime | None:
         times = self.answered.get(key)
