@@ -11,11 +11,12 @@ BAR = 10
 
 
 def goal_text(done_minutes: float, goal_minutes: int, answers_today: int) -> Text:
-    """`Today ████▌░░░░░  45% of 30 min · 12 answers` (green once the goal is reached)."""
+    """`Today ████▌░░░░░  45% · 13 of 30 min done · 12 answers` (green once the goal is reached): the minutes
+    as the dashboard words them (a bare "(0 done)" beside "2 answers" read as no answers done)."""
     share = min(done_minutes / goal_minutes, 1.0) if goal_minutes > 0 else 1.0
     reached = " · goal reached" if done_minutes >= goal_minutes else ""
     return Text.assemble("Today ", mastery_bar(share, BAR, mastered=share >= 1),
-                         f" of {goal_minutes} min ({done_minutes:.0f} done) · "
+                         f" · {done_minutes:.0f} of {goal_minutes} min done · "
                          f"{answers_today} answer{'s' * (answers_today != 1)}{reached}")
 
 
