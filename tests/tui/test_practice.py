@@ -503,3 +503,26 @@ def test_a_second_try_on_the_same_numbers_before_the_solution(new_app: Callable[
             assert "second try: " in str(app.screen.query_one("#history-detail", Static).render())
 
     asyncio.run(scenario())
+
+
+def test_the_time_an_answer_took_is_the_clocks_not_the_typing_speed(new_app: Callable[..., QuizzerApp],
+                                                                    clock: FakeClock) -> None:
+    """The seconds recorded (and today's minutes shown) are the study clock's between the question appearing and
+    its answer, as in the mock exam: a machine slow to deliver the keys changes neither."""
+    app = new_app(topic="softmax")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            await pilot.pause()
+            await skip_to(pilot, app, TYPED)
+            clock.advance(seconds=95)  # the student thinks for 95 s
+            await answer(pilot, app, True)
+            assert "· 2 of 30 min done · 1 answer" in text_of(app, "#daily-goal")
+            await pilot.press("n")
+            await pilot.pause()
+            await skip_to(pilot, app, TYPED)
+            await answer(pilot, app, True)  # at once, by the clock, however long the keys took to arrive
+
+    asyncio.run(scenario())
+    assert [a.seconds for a in attempts(str(app.db_url))] == [95.0, 0.0]
