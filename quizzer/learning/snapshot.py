@@ -52,7 +52,7 @@ def bank_now(url: str | None, profile: str, now: datetime) -> Glance | None:
     return glance(url, profile, now) if sqlite_file(url) is not None else None
 
 
-def save(url: str | None, profile: str, now: datetime, dashboard: Dashboard, primary: dict[str, str],
+def save(url: str | None, profile: str, dashboard: Dashboard, primary: dict[str, str],
          ahead: Sequence[PlanRow] = (), *, seen: Glance | None) -> None:
     """Keep ``dashboard`` (computed from the bank at ``url``) for ``profile``'s next start.
     ``primary``: each question's primary topic, to recount the reviews due then; ``ahead``: the plan of each

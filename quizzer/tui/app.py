@@ -60,10 +60,9 @@ def end_if_hung_up(terminal: int) -> None:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A dashboard as shown, to keep for the next start (``learning.snapshot``): when, the bank's glance then,
+    """A dashboard as shown, to keep for the next start (``learning.snapshot``): the bank's glance read before it,
     the dashboard, each question's primary topic, and the plans of the days ahead, computed when called."""
 
-    now: datetime
     seen: Glance
     dashboard: Dashboard
     primary: dict[str, str]
@@ -182,17 +181,16 @@ class QuizzerApp(GatedApp):
         dashboard = next((s for s in self.screen_stack if isinstance(s, DashboardScreen)), None)
         if dashboard is not None and self.study is not None:
             dashboard.sub_title = self.whose()
-            now = self.clock()
             # The bank's glance is read *before* the dashboard: an answer another window records in between
             # then leaves the snapshot stale, where read after it would vouch for a dashboard without it.
-            seen = snapshot.bank_now(self.db_url, self.profile, now)
+            seen = snapshot.bank_now(self.db_url, self.profile, self.clock())
             data = self.study.dashboard()
             dashboard.show(data)
             if seen is not None:
                 primary = primary_topics(self.study.templates)
-                snapshot.save(self.db_url, self.profile, now, data, primary, seen=seen)
+                snapshot.save(self.db_url, self.profile, data, primary, seen=seen)
                 self._snapshots += 1
-                self.keep_snapshot(self._snapshots, Snapshot(now, seen, data, primary,
+                self.keep_snapshot(self._snapshots, Snapshot(seen, data, primary,
                                                              self.study.plans_ahead_later(snapshot.DAYS_AHEAD)))
 
     @work(thread=True, group="snapshot")
@@ -203,7 +201,7 @@ class QuizzerApp(GatedApp):
 
         ahead = kept.ahead()
         if number == self._snapshots:
-            snapshot.save(self.db_url, self.profile, kept.now, kept.dashboard, kept.primary, ahead, seen=kept.seen)
+            snapshot.save(self.db_url, self.profile, kept.dashboard, kept.primary, ahead, seen=kept.seen)
 
     @on(DashboardScreen.PractiseRequested)
     def practise(self, event: DashboardScreen.PractiseRequested) -> None:

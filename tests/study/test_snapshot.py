@@ -35,7 +35,7 @@ def saved_study(bank: Path, clock: FakeClock) -> tuple[Study, object]:
         study.submit(instance, "0", None)  # wrong: its review comes due within minutes
         seen = snapshot.bank_now(str(bank), "ada", clock())
         data = study.dashboard()
-        snapshot.save(str(bank), "ada", clock(), data, primary_topics(study.templates),
+        snapshot.save(str(bank), "ada", data, primary_topics(study.templates),
                       study.plans_ahead(snapshot.DAYS_AHEAD), seen=seen)
         return study, data
 
