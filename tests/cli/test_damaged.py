@@ -16,6 +16,7 @@ import pytest
 
 from quizzer.bank import SCHEMA_VERSION
 from tests.cli_runner import run
+from tests.hang import HANG_SECONDS
 
 EXE = Path(sys.executable).with_name("quizzer")
 KEY = "2024T3_Q1_NA Q277"
@@ -148,6 +149,6 @@ def test_damage_in_a_real_process(damage: object, bundled_bank: Path, tmp_path: 
         message = "the bundled questions directory is missing"
     before = fingerprint(bundled_bank)
     result = subprocess.run([str(EXE), "grade", KEY, "--seed", "0", "--answer", "1"], capture_output=True,
-                            text=True, env=env, timeout=120)
+                            text=True, env=env, timeout=HANG_SECONDS)
     assert_one_line_exit_2(result.returncode, result.stderr, message)
     assert result.stdout == "" and fingerprint(bundled_bank) == before

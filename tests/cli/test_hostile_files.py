@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_hostile import BASELINE, HANG_SECONDS, MAX_COST_RATIO, MAX_PEAK_BYTES, RUNNER, same_bank
+from tests.cli.test_hostile import BASELINE, MAX_COST_RATIO, MAX_PEAK_BYTES, RUNNER, same_bank
+from tests.hang import HANG_SECONDS
 from tests.run_once import once_per_run
 
 KEY = "2024T3_Q1_NA Q277"

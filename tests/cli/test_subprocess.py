@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG_SECONDS
+
 EXE = Path(sys.executable).with_name("quizzer")
 
 
 def quizzer(*args: str, db: Path | str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "QUIZZER_DB": str(db)}
-    return subprocess.run([str(EXE), *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([str(EXE), *args], capture_output=True, text=True, env=env, timeout=HANG_SECONDS)
 
 
 def test_help_and_version_do_not_import_heavy_modules() -> None:
@@ -42,7 +44,7 @@ def test_one_question_commands_do_not_import_the_orm_pydantic_app_torch_or_expor
              " 'quizzer.tui', 'quizzer.export', 'quizzer.reporting', 'typer', 'click', 'pydantic', 'pydantic_core')"
              " if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True,
-                            env={**os.environ, "QUIZZER_DB": str(bundled_bank)}, timeout=120)
+                            env={**os.environ, "QUIZZER_DB": str(bundled_bank)}, timeout=HANG_SECONDS)
     assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
@@ -101,7 +103,7 @@ def test_exports_import_figure_and_format_libraries_only_when_needed(fmt: str, b
     def heavy_modules(key: str) -> str:
         args = ["export", "--key", key, "--seed", "11", "--format", fmt, "-o", str(tmp_path / f"{len(key)}.{fmt}")]
         result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True,
-                                env={**os.environ, "QUIZZER_DB": str(bundled_bank)}, timeout=120)
+                                env={**os.environ, "QUIZZER_DB": str(bundled_bank)}, timeout=HANG_SECONDS)
         return result.stdout.strip().splitlines()[-1]
 
     assert heavy_modules("2024T3_Q1_NA Q277") == "[]"
@@ -115,7 +117,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(bundled_bank: Path) -> None
     os.close(reader)
     try:
         result = subprocess.run([str(EXE), "show", "2024T3_Q1_NA Q277", "--seed", "3"], stdout=writer,
-                                stderr=subprocess.PIPE, text=True, timeout=120,
+                                stderr=subprocess.PIPE, text=True, timeout=HANG_SECONDS,
                                 env={**os.environ, "QUIZZER_DB": str(bundled_bank)})
     finally:
         os.close(writer)

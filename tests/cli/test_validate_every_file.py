@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run
+from tests.hang import HANG_SECONDS
 from tests.templates.test_validate_files import GOOD, broken_files
 
 EXE = Path(sys.executable).with_name("quizzer")
@@ -62,7 +63,7 @@ def test_validate_and_add_print_the_same_lines_and_add_works_once_they_are_fixed
 
 def test_the_installed_command_prints_every_line_without_a_traceback(tmp_path: Path, isolated_bank: Path) -> None:
     pack, broken = folder(tmp_path)
-    done = subprocess.run([str(EXE), "validate", str(pack)], capture_output=True, text=True, timeout=120,
+    done = subprocess.run([str(EXE), "validate", str(pack)], capture_output=True, text=True, timeout=HANG_SECONDS,
                           env={**os.environ, "QUIZZER_DB": str(isolated_bank)})
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     lines = done.stderr.splitlines()

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG_SECONDS
+
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync")
 
@@ -32,7 +34,7 @@ def chromium(page: Path, profile: Path, *args: str) -> str:
     """Load ``page`` in headless Chromium with console logging on; its log (stderr)."""
     done = subprocess.run([require("chromium"), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
                            "--enable-logging=stderr", "--v=0", *args, page.as_uri()],
-                          capture_output=True, text=True, timeout=120, check=False)
+                          capture_output=True, text=True, timeout=HANG_SECONDS, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stderr
 

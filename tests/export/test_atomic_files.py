@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from quizzer.common.files import write_checked
+from tests.hang import HANG_SECONDS
 
 # A writer that gets its locked temporary file beside TARGET, says so, then waits (or dies at once).
 WRITER = """
@@ -32,7 +33,7 @@ def start_writer(target: Path, mode: str) -> tuple[subprocess.Popen[str], Path]:
 def test_the_next_write_removes_a_killed_writers_temporary_file_only(tmp_path: Path) -> None:
     target = tmp_path / "paper.md"
     dead, dead_temporary = start_writer(target, "die")
-    dead.wait(timeout=60)
+    dead.wait(timeout=HANG_SECONDS)
     live, live_temporary = start_writer(target, "wait")
     other = tmp_path / ".notes.md.abc.part"  # another target's: not this write's business
     other.write_bytes(b"")
@@ -44,6 +45,6 @@ def test_the_next_write_removes_a_killed_writers_temporary_file_only(tmp_path: P
         assert live_temporary.exists()  # still being written by a process that holds its lock
         assert other.exists()
     finally:
-        live.communicate("", timeout=60)
+        live.communicate("", timeout=HANG_SECONDS)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([".notes.md.abc.part", live_temporary.name,
                                                                   "paper.md"])

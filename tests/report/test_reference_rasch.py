@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run
+from tests.hang import HANG_SECONDS
 
 SCRIPT = Path(__file__).with_name("mathexam14w.R")
 
@@ -27,7 +28,7 @@ def _reference(folder: Path) -> dict[str, dict[str, float]]:
         if os.environ.get("CI"):
             pytest.fail("CI must install r-base, r-cran-erm and r-cran-psychotools (.ci/run)")
         pytest.skip("needs Rscript with eRm and psychotools (apt-get install r-cran-erm r-cran-psychotools)")
-    done = subprocess.run(["Rscript", str(SCRIPT), str(folder)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(["Rscript", str(SCRIPT), str(folder)], capture_output=True, text=True, timeout=HANG_SECONDS)
     assert done.returncode == 0, done.stderr
     with (folder / "reference.csv").open() as handle:
         return {row["question"]: {k: float(v) for k, v in row.items() if k != "question"}

@@ -23,13 +23,13 @@ from pathlib import Path
 import pytest
 
 from tests.databases import bank_session, postgres_required
+from tests.hang import HANG_SECONDS
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTION = REPO / "questions/week1/scaled_dot_product_attention/practice-w1b-sdpa-longer-sequence.yaml"  # a choice
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ESCAPES = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
 STARTED = re.compile(r"quizzer serve: open (\S+)")
-WAIT = 90.0  # seconds: generous, for a busy machine; nothing asserts how fast
 
 
 def use_one_question(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -97,8 +97,8 @@ def app_profiles(server_pid: int) -> list[str]:
 
 
 def wait_until(condition: Callable[[], object], what: str) -> None:
-    """Wait for a state (never for a time): fails after WAIT seconds without it."""
-    deadline = time.monotonic() + WAIT
+    """Wait for a state (never for a time): fails after HANG_SECONDS seconds without it."""
+    deadline = time.monotonic() + HANG_SECONDS
     while not condition():
         assert time.monotonic() < deadline, f"never saw {what}"
         time.sleep(0.2)
@@ -111,7 +111,8 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
                                stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         assert process.stderr is not None
-        ready, _, _ = select.select([process.stderr], [], [], WAIT)  # a server that never starts fails, not hangs
+        # a server that never starts fails, not hangs
+        ready, _, _ = select.select([process.stderr], [], [], HANG_SECONDS)
         line = process.stderr.readline() if ready else "(nothing printed)"
         started = STARTED.search(line)
         assert started, line + process.stderr.read()
@@ -122,7 +123,7 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
             try:
-                process.wait(WAIT)
+                process.wait(HANG_SECONDS)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -130,7 +131,7 @@ def served(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
 
 def status(url: str) -> int:
     try:
-        with urllib.request.urlopen(url, timeout=WAIT) as response:
+        with urllib.request.urlopen(url, timeout=HANG_SECONDS) as response:
             return int(response.status)
     except urllib.error.HTTPError as error:
         return error.code
@@ -159,7 +160,7 @@ class Screen:
         return ESCAPES.sub("", "".join(self.frames))
 
     def wait_for(self, text: str) -> None:
-        deadline = time.monotonic() + WAIT
+        deadline = time.monotonic() + HANG_SECONDS
         while text not in self.text() and time.monotonic() < deadline:
             self.page.wait_for_timeout(200)  # type: ignore[attr-defined]
         assert text in self.text(), f"never saw {text!r}"
@@ -189,7 +190,7 @@ class Terminal:
         """Wait until the screen shows one of ``markers`` after what an earlier wait consumed; the one it showed."""
         import asyncio
 
-        deadline = time.monotonic() + WAIT
+        deadline = time.monotonic() + HANG_SECONDS
         while not (shown := [marker for marker in markers if marker in self.text[self.seen:]]):
             assert time.monotonic() < deadline, f"never saw {markers!r}: {self.text[-1000:]!r}"
             await asyncio.sleep(0.05)

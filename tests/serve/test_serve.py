@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG_SECONDS
 from tests.serve.helpers import (
-    WAIT,
     Screen,
     alive,
     app_profiles,
@@ -59,7 +59,7 @@ def test_a_student_practises_in_the_browser_as_the_servers_profile_whatever_the_
         page.screenshot(path=str(tmp_path / "answered.png"))
         assert attempts() == [("alice", "practice/w1b-sdpa-longer-sequence", "a")], screen.text()[-2000:]
         server.send_signal(signal.SIGINT)  # Ctrl+C with a session open
-        assert server.wait(WAIT) == 0
+        assert server.wait(HANG_SECONDS) == 0
     assert not any(alive(pid) for pid in apps)
     assert (tmp_path / "dashboard.png").read_bytes().startswith(b"\x89PNG")
 
@@ -86,7 +86,7 @@ def test_a_taken_port_is_one_line(isolated_bank: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         result = subprocess.run([sys.executable, "-m", "quizzer.cli", "serve", "--port", str(port)],
-                                capture_output=True, text=True, timeout=WAIT)
+                                capture_output=True, text=True, timeout=HANG_SECONDS)
     assert (result.returncode, result.stdout) == (2, "")
     assert result.stderr == (f"quizzer: port {port} on 127.0.0.1 is already in use: stop what uses it or "
                              "choose another with --port\n")

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from quizzer.templates.catalog import questions_dir
+from tests.hang import HANG_SECONDS
 from tests.trust.processes import read_bank, start_quizzer, start_worker
 
 LEARNERS, ANSWERS = 4, 200
@@ -32,7 +33,7 @@ def repeat_until(done: threading.Event, command: Callable[[int], subprocess.Pope
     round_ = 0
     while not done.is_set() or round_ < 2:
         process = command(round_)
-        out, err = process.communicate(timeout=120)
+        out, err = process.communicate(timeout=HANG_SECONDS)
         results.append((process.returncode, out, err))
         round_ += 1
 
@@ -62,10 +63,10 @@ def test_four_learners_an_exporter_and_an_importer_share_one_bank(bundled_bank: 
     ]
     for thread in background:
         thread.start()
-    finished = [learner.communicate(timeout=300) for learner in learners]
+    finished = [learner.communicate(timeout=HANG_SECONDS) for learner in learners]
     done.set()
     for thread in background:
-        thread.join(timeout=300)
+        thread.join(timeout=HANG_SECONDS)
 
     rows = 0  # a multi-part question records one row per part
     for learner, (out, err) in zip(learners, finished, strict=True):
@@ -92,7 +93,7 @@ def test_windows_opened_at_once_on_a_new_bank_all_start(isolated_bank: Path) -> 
     questions, the others wait for it and find them there (no duplicate rows, no locked error)."""
     assert not isolated_bank.exists()
     windows = [start_quizzer(isolated_bank, "list", "--json") for _ in range(3)]
-    results = [window.communicate(timeout=300) for window in windows]
+    results = [window.communicate(timeout=HANG_SECONDS) for window in windows]
     listings = []
     for window, (out, err) in zip(windows, results, strict=True):
         assert window.returncode == 0 and err == "", err

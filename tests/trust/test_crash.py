@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.hang import HANG_SECONDS
 from tests.trust.processes import read_bank, start_worker
 
 KILL_SEEDS = (11, 22, 33, 44, 55)  # one kill point per seed: (answers read, extra delay)
@@ -39,7 +40,7 @@ def kill_after(db: Path, answers: int, delay: float, seed: int) -> list[tuple[st
         # a loaded machine) would be lost and the count would skip a number.
         assert worker.stdout is not None and worker.stderr is not None
         rest, errors = worker.stdout.read(), worker.stderr.read()
-        worker.wait(timeout=60)
+        worker.wait(timeout=HANG_SECONDS)
     assert worker.returncode == -signal.SIGKILL, errors
     lines += rest.splitlines(keepends=True)
     return [row for number, line in enumerate(lines, 1) if line.endswith("\n") for row in parse(line, number)]

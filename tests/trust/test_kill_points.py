@@ -27,6 +27,7 @@ import pytest
 from tests import cli_runner
 from tests.bank.v1 import build_v1_bank
 from tests.bundled_templates import QUESTIONS
+from tests.hang import HANG_SECONDS
 from tests.trust.processes import start_quizzer
 
 Q277 = "2024T3_Q1_NA Q277"
@@ -80,7 +81,7 @@ def kill_when(db: Path, args: list[str], writing: Callable[[], bool], delay: flo
         time.sleep(0.0005)
     time.sleep(delay)
     process.send_signal(signal.SIGKILL)
-    process.communicate(timeout=120)
+    process.communicate(timeout=HANG_SECONDS)
     return process.returncode == -signal.SIGKILL
 
 
@@ -88,7 +89,7 @@ def finish(db: Path, args: list[str]) -> float:
     """Run ``quizzer ARGS`` to the end in a process of its own; how many seconds it took."""
     started = time.perf_counter()
     process = start_quizzer(db, *args)
-    out, err = process.communicate(timeout=600)
+    out, err = process.communicate(timeout=HANG_SECONDS)
     assert process.returncode == 0, err
     return time.perf_counter() - started
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from quizzer.tui.app import Filters, QuizzerApp, make_app
+from tests.hang import HANG_SECONDS
 
 START = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 
@@ -89,9 +90,6 @@ def short_idle_checks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(idle, "SLEEP_IDLE", 1 / 250 / 20)
 
 
-PILOT_HANG_SECONDS = 600.0
-
-
 @pytest.fixture(autouse=True)
 def patient_pilot(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pilot's wait for the screen's pending messages (``_wait_for_screen``, under every ``press``, ``pause``
@@ -102,7 +100,7 @@ def patient_pilot(monkeypatch: pytest.MonkeyPatch) -> None:
 
     wait = Pilot._wait_for_screen
 
-    async def wait_for_screen(self: Pilot[object], timeout: float = PILOT_HANG_SECONDS) -> bool:
-        return await wait(self, max(timeout, PILOT_HANG_SECONDS))
+    async def wait_for_screen(self: Pilot[object], timeout: float = HANG_SECONDS) -> bool:
+        return await wait(self, max(timeout, HANG_SECONDS))
 
     monkeypatch.setattr(Pilot, "_wait_for_screen", wait_for_screen)

@@ -18,6 +18,7 @@ from quizzer.tui.app import QuizzerApp, make_app
 from quizzer.tui.screens.dashboard import FIXED, PADDING, DashboardScreen, column_widths
 from quizzer.tui.screens.practice import PracticeScreen
 from tests.databases import bank_session
+from tests.hang import HANG_SECONDS
 from tests.tui.conftest import FakeClock, loaded
 
 
@@ -188,7 +189,7 @@ def test_the_dashboard_saved_last_time_is_shown_before_the_bank_opens(
     really_open = regrade.open_current_bank
 
     def held_open(*args: object, **kwargs: object) -> object:
-        opening.wait(timeout=60)
+        opening.wait(timeout=HANG_SECONDS)
         return really_open(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(regrade, "open_current_bank", held_open)

@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from quizzer.tui.app import hung_up
+from tests.hang import HANG_SECONDS
 
 APP_TITLE = b"Transformers exam revision"
-HANG_SECONDS = 60.0  # a hang guard, not a timing: the app ends within about a second of the hangup
 
 # The session's leader, as make is: the terminal becomes its controlling terminal; it starts the app,
 # writes the app's pid where the test reads it, and waits for the app, the hangup caught (as make does).
