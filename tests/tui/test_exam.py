@@ -187,6 +187,28 @@ def test_a_paper_counts_its_routed_questions_as_the_dashboard_does(new_app: Call
 
     asyncio.run(scenario())
 
+def test_two_timer_presses_before_the_select_reports_are_both_counted(new_app: Callable[..., QuizzerApp],
+                                                                      isolated_bank: Path) -> None:
+    """A busy machine can deliver the second `t` before the timer's Changed message from the first is
+    handled; the cycle must go on from the choice the first press made (it once went back to it)."""
+    app = new_app()
+
+    async def scenario() -> None:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await loaded(app, pilot)
+            await pilot.press("e")
+            screen = app.screen
+            assert isinstance(screen, MockExamScreen) and screen.minutes == 2
+            screen.action_cycle_timer()
+            screen.action_cycle_timer()  # no message handled in between: 2 → 3 → 5
+            assert screen.minutes == 5
+            papers = screen.query_one("#exam-papers", DataTable)
+            await until(pilot, lambda: papers.get_row(RECALL_PAPER)[2:4] == ["3", "15 min"],
+                        "the papers' time allowed at 5 min per question")
+
+    asyncio.run(scenario())
+
+
 def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[..., QuizzerApp],
                                                              isolated_bank: Path) -> None:
     app = new_app()
@@ -198,7 +220,9 @@ def test_seed_and_timer_choices_and_a_self_rated_recall_card(new_app: Callable[.
             screen = app.screen
             assert isinstance(screen, MockExamScreen) and screen.minutes == 0
             papers = screen.query_one("#exam-papers", DataTable)
-            assert papers.get_row(RECALL_PAPER)[2:4] == ["3", "untimed"]
+            # The table is refilled when the Select's Changed message is handled: wait for that.
+            await until(pilot, lambda: papers.get_row(RECALL_PAPER)[2:4] == ["3", "untimed"],
+                        "the papers' time allowed shown as untimed")
             seed = screen.query_one("#exam-seed", Input)
             drawn = seed.value
             await pilot.press("r")

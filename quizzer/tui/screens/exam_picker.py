@@ -35,7 +35,6 @@ class PaperPicker(Vertical):
     def __init__(self, study: Study, *, id: str | None = None) -> None:  # noqa: A002 (Textual's name)
         super().__init__(id=id)
         self.study = study
-        self.minutes = DEFAULT_MINUTES
         # A paper's size in its routed questions, as the dashboard counts it (a chain asks several).
         self.counts: Counter[str] = Counter()
         for template in study.templates.values():
@@ -65,6 +64,13 @@ class PaperPicker(Vertical):
         self._fill_papers()
         papers.focus()
 
+    @property
+    def minutes(self) -> int:
+        """Minutes per question (0: no timer), read from the Select itself: it takes a new value at
+        once, while its Changed message comes later, so a second `t` pressed before that message is
+        handled would cycle from the old choice and the press would be lost."""
+        return int(self.query_one("#exam-timer", Select).value)  # type: ignore[arg-type]  # allow_blank=False: never NoSelection
+
     def _draw_seed(self) -> int:
         return self.study.rng.randrange(1, 1_000_000)
 
@@ -90,8 +96,7 @@ class PaperPicker(Vertical):
         timer.value = choices[(choices.index(self.minutes) + 1) % len(choices)]
 
     @on(Select.Changed, "#exam-timer")
-    def timer_changed(self, event: Select.Changed) -> None:
-        self.minutes = int(event.value)  # type: ignore[call-overload]
+    def timer_changed(self) -> None:
         self._fill_papers()
 
     @on(DataTable.RowSelected, "#exam-papers")
