@@ -16,7 +16,7 @@ from quizzer.templates.schema import Template
 from quizzer.tui.app import QuizzerApp
 from quizzer.tui.screens.browser import BankBrowserScreen, BankQuery, column_widths, natural_order, shown_key
 from quizzer.tui.screens.practice import PracticeScreen
-from tests.tui.conftest import loaded
+from tests.tui.conftest import loaded, until
 
 Q277 = "2024T3_Q1_NA Q277"  # the notes' output layer: V = 37,000, d = 512, 18,944,000 parameters
 
@@ -102,8 +102,17 @@ def test_search_filter_and_preview_any_seed(new_app: Callable[..., QuizzerApp], 
 
             screen.query_one("#seed", Input).focus()
             await pilot.press("backspace", *"42")
+            await until(pilot, lambda: screen.seed == 42, "the typed seed taken")  # when the box's Changed is handled
             await pilot.pause()
-            assert screen.seed == 42 and "Q277" in preview(screen) and preview(screen) != canonical
+            assert "Q277" in preview(screen) and preview(screen) != canonical
+
+            box = screen.query_one("#seed", Input)
+            box.value = "41"  # typed, and `+` pressed before the box's Changed message is handled
+            screen.action_step_seed(1)
+            await until(pilot, lambda: box.value == "42" and screen.seed == 42, "seed 41 stepped to 42")
+            for _ in range(5):  # and it stays there once every message is handled
+                await pilot.pause()
+                assert box.value == "42" and screen.seed == 42
 
             await pilot.press("escape", "slash", *["backspace"] * 4)  # escape leaves the seed box, not the screen
             await pilot.pause()

@@ -115,7 +115,8 @@ class BankBrowserScreen(Screen[None]):
         Binding("minus", "step_seed(-1)", "Previous seed", key_display="-", priority=True, show=False),
     ]
 
-    seed: reactive[int] = reactive(CANONICAL_SEED, init=False)
+    # always_update: a step that lands on the seed already held must still put it back in the box.
+    seed: reactive[int] = reactive(CANONICAL_SEED, init=False, always_update=True)
 
     def __init__(self, study: Study) -> None:
         super().__init__()
@@ -255,8 +256,9 @@ class BankBrowserScreen(Screen[None]):
 
     @on(Input.Changed, "#seed")
     def seed_typed(self, event: Input.Changed) -> None:
-        if event.value:
-            self.seed = int(event.value)
+        # The box as it is now, not as this message saw it: a `+` may have stepped it since.
+        if event.input.value:
+            self.seed = int(event.input.value)
 
     def watch_seed(self, seed: int) -> None:
         box = self.query_one("#seed", Input)
@@ -265,7 +267,9 @@ class BankBrowserScreen(Screen[None]):
         self.show_preview()
 
     def action_step_seed(self, step: int) -> None:
-        self.seed = min(max(self.seed + step, CANONICAL_SEED), MAX_SEED)
+        """Step from the seed the box shows: digits typed just before `+` may not have reached `seed` yet."""
+        typed = self.query_one("#seed", Input).value
+        self.seed = min(max((int(typed) if typed else self.seed) + step, CANONICAL_SEED), MAX_SEED)
 
     def action_back(self) -> None:
         """Leave a text box for the table first, so escape never drops a half-typed search."""
