@@ -69,7 +69,8 @@ class PaperPicker(Vertical):
         """Minutes per question (0: no timer), read from the Select itself: it takes a new value at
         once, while its Changed message comes later, so a second `t` pressed before that message is
         handled would cycle from the old choice and the press would be lost."""
-        return int(self.query_one("#exam-timer", Select).value)  # type: ignore[arg-type]  # allow_blank=False: never NoSelection
+        # allow_blank=False: the value is never NoSelection.
+        return int(self.query_one("#exam-timer", Select).value)  # type: ignore[arg-type]
 
     def _draw_seed(self) -> int:
         return self.study.rng.randrange(1, 1_000_000)
@@ -80,9 +81,10 @@ class PaperPicker(Vertical):
         papers.clear()
         catalog = self.study.catalog
         examined = paper_topics(catalog)
+        minutes = self.minutes  # one look at the Select, not two per paper
         for paper in catalog.papers:
             count = self.counts[paper]
-            allowed = f"{count * self.minutes} min" if self.minutes else "untimed"
+            allowed = f"{count * minutes} min" if minutes else "untimed"
             papers.add_row(paper_title(catalog, paper), paper, str(count), allowed,
                            fit("; ".join(examined.get(paper, ())), self.topics_width), key=paper)
         papers.move_cursor(row=row)
