@@ -187,6 +187,7 @@ def test_a_paper_counts_its_routed_questions_as_the_dashboard_does(new_app: Call
 
     asyncio.run(scenario())
 
+
 def test_two_timer_presses_before_the_select_reports_are_both_counted(new_app: Callable[..., QuizzerApp],
                                                                       isolated_bank: Path) -> None:
     """A busy machine can deliver the second `t` before the timer's Changed message from the first is
